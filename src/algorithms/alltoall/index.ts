@@ -1,0 +1,3 @@
+import type { AlgorithmSpec } from '../types.js';
+
+export const ALLTOALL_ALGORITHMS: readonly AlgorithmSpec[] = [];

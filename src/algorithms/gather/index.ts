@@ -1,0 +1,3 @@
+import type { AlgorithmSpec } from '../types.js';
+
+export const GATHER_ALGORITHMS: readonly AlgorithmSpec[] = [];

@@ -1,0 +1,3 @@
+export * from './errors.js';
+export * from './datatypes.js';
+export * from './ops.js';
