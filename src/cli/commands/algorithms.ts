@@ -1,0 +1,72 @@
+/** `coll algorithms [--collective C] [--json]`: the algorithm catalogue. */
+import { ArgumentError } from '../../core/errors.js';
+import { isCollective, listAlgorithms } from '../../algorithms/registry.js';
+import { algorithmId, type AlgorithmSpec } from '../../algorithms/types.js';
+import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
+import type { Command } from '../command.js';
+
+const OPTIONS: OptionSpec[] = [
+  { name: 'collective', alias: 'c', type: 'string', description: 'only this collective (barrier, bcast, reduce, allreduce, ...)' },
+  { name: 'json', type: 'boolean', description: 'print JSON' },
+  { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
+];
+
+export function describeAlgorithm(a: AlgorithmSpec) {
+  return {
+    id: algorithmId(a),
+    collective: a.collective,
+    name: a.name,
+    description: a.description,
+    source: a.source,
+    restrictions: a.restrictions.map((r) => ({ id: r.id, description: r.description })),
+    params: a.params.map((p) => ({
+      name: p.name,
+      type: p.type,
+      default: typeof p.default === 'function' ? (p.defaultText ?? 'computed') : p.default,
+      ...(p.min !== undefined ? { min: p.min } : {}),
+      ...(p.max !== undefined ? { max: p.max } : {}),
+      ...(p.values ? { values: p.values } : {}),
+      description: p.description,
+    })),
+    cost: a.cost.formula,
+    orderPreserving: a.orderPreserving,
+    ...(a.topology ? { topology: a.topology } : {}),
+    ...(a.fallback ? { fallback: a.fallback } : {}),
+  };
+}
+
+export const algorithmsCommand: Command = {
+  name: 'algorithms',
+  summary: 'list the algorithm catalogue (id, restrictions, parameters, cost)',
+  async run(argv) {
+    const args = parseArgs(argv, OPTIONS);
+    if (opt(args, 'help')) {
+      console.log(helpText('coll algorithms [--collective C] [--json]', OPTIONS));
+      return 0;
+    }
+    const c = opt<string>(args, 'collective');
+    if (c !== undefined && !isCollective(c)) {
+      throw new ArgumentError(`unknown collective '${c}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
+    }
+    const list = listAlgorithms(c).map(describeAlgorithm);
+    if (opt(args, 'json')) {
+      console.log(JSON.stringify(list, null, 2));
+      return 0;
+    }
+    let current = '';
+    for (const a of list) {
+      if (a.collective !== current) {
+        current = a.collective;
+        console.log(`\n${current}`);
+      }
+      console.log(`  ${a.id.padEnd(32)} ${a.cost}`);
+      console.log(`      ${a.description}`);
+      const restr = a.restrictions.length ? a.restrictions.map((r) => r.description).join('; ') : 'none';
+      const params = a.params.length ? a.params.map((p) => `${p.name}=${String(p.default)}`).join(' ') : 'none';
+      console.log(`      restrictions: ${restr}${a.fallback ? ` (fallback: ${a.fallback})` : ''}`);
+      console.log(`      params: ${params}   order-preserving: ${a.orderPreserving ? 'yes' : 'no'}   source: ${a.source}`);
+    }
+    console.log(`\n${list.length} algorithms`);
+    return 0;
+  },
+};

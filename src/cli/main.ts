@@ -1,0 +1,36 @@
+/** `coll`: the collectives command line (see bin.ts for the executable). */
+import { CollectivesError } from '../core/errors.js';
+import { algorithmsCommand } from './commands/algorithms.js';
+import { scheduleCommand } from './commands/schedule.js';
+import type { Command } from './command.js';
+
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand];
+
+function usage(): string {
+  const lines = ['usage: coll <command> [options]   (coll <command> --help for details)', '', 'commands:'];
+  for (const c of COMMANDS) lines.push(`  ${c.name.padEnd(12)} ${c.summary}`);
+  return lines.join('\n');
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS.find((c) => c.name === name);
+  if (!cmd) {
+    console.error(`coll: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    return await cmd.run(rest);
+  } catch (e) {
+    if (e instanceof CollectivesError) {
+      console.error(`coll ${name}: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+

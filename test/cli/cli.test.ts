@@ -1,0 +1,60 @@
+/** The `coll` CLI, run in-process through main(). */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { listAlgorithms } from '../../src/algorithms/registry.js';
+
+let out: string[];
+let err: string[];
+beforeEach(() => {
+  out = [];
+  err = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    out.push(String(s));
+    return true;
+  });
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('coll algorithms', () => {
+  it('--json lists every registered algorithm with restrictions, params and cost', async () => {
+    expect(await main(['algorithms', '--json'])).toBe(0);
+    const list = JSON.parse(out.join('\n')) as { id: string; cost: string; restrictions: unknown[]; params: unknown[] }[];
+    expect(list.map((a) => a.id)).toEqual(listAlgorithms().map((a) => `${a.collective}/${a.name}`));
+    for (const a of list) {
+      expect(a.cost.length).toBeGreaterThan(0);
+      expect(Array.isArray(a.restrictions)).toBe(true);
+      expect(Array.isArray(a.params)).toBe(true);
+    }
+  });
+
+  it('filters by collective and rejects unknown ones', async () => {
+    expect(await main(['algorithms', '--collective', 'allreduce'])).toBe(0);
+    expect(out.join('\n')).toContain('allreduce/recursive_doubling');
+    expect(out.join('\n')).not.toContain('bcast/binomial');
+    expect(await main(['algorithms', '--collective', 'allsum'])).toBe(2);
+    expect(err.join('\n')).toMatch(/unknown collective 'allsum'/);
+  });
+});
+
+describe('coll schedule', () => {
+  it('renders rounds and statistics', async () => {
+    expect(await main(['schedule', 'allreduce', 'recursive_doubling', '-n', '4', '--count', '2', '--stats'])).toBe(0);
+    const text = out.join('\n');
+    expect(text).toMatch(/round 0 \(butterfly\): 0<->1\[2\] 2<->3\[2\]/);
+    expect(text).toMatch(/messages: 8 \(128 bytes/);
+  });
+
+  it('reports unknown algorithms, bad parameters and bad options clearly', async () => {
+    expect(await main(['schedule', 'allreduce', 'nope', '-n', '4'])).toBe(2);
+    expect(err.join('\n')).toMatch(/unknown algorithm 'nope' for allreduce/);
+    expect(await main(['schedule', 'reduce', 'fnomial', '-n', '4', '-p', 'f=1'])).toBe(2);
+    expect(err.join('\n')).toMatch(/parameter 'f' of 'reduce\/fnomial' must be an integer in \[2/);
+    expect(await main(['schedule', 'reduce', 'fnomial', '-n', '4', '-p', 'g=3'])).toBe(2);
+    expect(err.join('\n')).toMatch(/has no parameter 'g'/);
+    expect(await main(['schedule', 'reduce', 'fnomial', '--bogus'])).toBe(2);
+    expect(err.join('\n')).toMatch(/unknown option '--bogus'/);
+    expect(await main(['frobnicate'])).toBe(2);
+  });
+});
