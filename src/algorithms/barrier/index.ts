@@ -1,4 +1,7 @@
 import type { AlgorithmSpec } from '../types.js';
 import { dissemination } from './dissemination.js';
+import { karyTree } from './kary_tree.js';
+import { linear } from './linear.js';
+import { pairwiseExchange } from './pairwise_exchange.js';
 
-export const BARRIER_ALGORITHMS: readonly AlgorithmSpec[] = [dissemination];
+export const BARRIER_ALGORITHMS: readonly AlgorithmSpec[] = [dissemination, pairwiseExchange, karyTree, linear];
