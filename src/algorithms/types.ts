@@ -38,6 +38,8 @@ export interface CostInputs {
   readonly beta: number;
   /** Per-byte reduction time (s/B). */
   readonly gamma: number;
+  /** Bytes per element (default 8), to turn parameters given in elements into bytes. */
+  readonly elementSize?: number;
   readonly params: Readonly<Record<string, ParamValue>>;
 }
 

@@ -83,18 +83,20 @@ export function executeSchedule(schedule: Schedule, o: ExecuteOptions): ExecuteR
     }),
   );
   // Message channels: key src*P+dst -> delivered payloads by index; receive counters.
-  const sent = new Map<number, Uint8Array[]>();
-  const sendIndex = new Map<number, number>();
-  const recvIndexOf = new Int32Array(total).fill(-1);
-  const recvCount = new Map<number, number>();
+  // The k-th send a→b (in step order) matches the k-th receive at b from a, whatever
+  // order they run in: number both by step index up front.
+  const sent = new Map<number, (Uint8Array | undefined)[]>();
+  const indexOf = new Int32Array(total).fill(-1);
+  const counts = new Map<string, number>();
   const waiting = new Map<string, number>(); // "key:idx" -> global recv step waiting for data
   schedule.forEach((s, r) =>
     s.steps.forEach((st, i) => {
-      if (st.kind === 'recv') {
-        const k = st.peer * P + r;
-        const n = recvCount.get(k) ?? 0;
-        recvIndexOf[base[r] + i] = n;
-        recvCount.set(k, n + 1);
+      if (st.kind === 'recv' || st.kind === 'send') {
+        const k = st.kind === 'recv' ? st.peer * P + r : r * P + st.peer;
+        const c = `${st.kind}:${k}`;
+        const n = counts.get(c) ?? 0;
+        indexOf[base[r] + i] = n;
+        counts.set(c, n + 1);
       }
     }),
   );
@@ -107,8 +109,8 @@ export function executeSchedule(schedule: Schedule, o: ExecuteOptions): ExecuteR
     const st = schedule[r].steps[g - base[r]];
     if (st.kind === 'recv') {
       const k = st.peer * P + r;
-      const idx = recvIndexOf[g];
-      if ((sent.get(k)?.length ?? 0) <= idx) {
+      const idx = indexOf[g];
+      if (sent.get(k)?.[idx] === undefined) {
         waiting.set(`${k}:${idx}`, g);
         return;
       }
@@ -150,18 +152,17 @@ export function executeSchedule(schedule: Schedule, o: ExecuteOptions): ExecuteR
         const k = r * P + st.peer;
         let l = sent.get(k);
         if (!l) sent.set(k, (l = []));
-        l.push(view(r, st.region).slice());
-        const idx = (sendIndex.get(k) ?? 0) + 1;
-        sendIndex.set(k, idx);
-        const w = waiting.get(`${k}:${idx - 1}`);
+        const idx = indexOf[g];
+        l[idx] = view(r, st.region).slice();
+        const w = waiting.get(`${k}:${idx}`);
         if (w !== undefined) {
-          waiting.delete(`${k}:${idx - 1}`);
+          waiting.delete(`${k}:${idx}`);
           ready.push(w);
         }
         break;
       }
       case 'recv': {
-        const payload = (sent.get(st.peer * P + r) as Uint8Array[])[recvIndexOf[g]];
+        const payload = (sent.get(st.peer * P + r) as Uint8Array[])[indexOf[g]];
         const dst = view(r, st.region);
         if (payload.byteLength !== dst.byteLength) {
           throw new ArgumentError(`rank ${r} step ${g - base[r]}: received ${payload.byteLength} bytes into a ${dst.byteLength}-byte region`);

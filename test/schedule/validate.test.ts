@@ -169,3 +169,29 @@ describe('rendering', () => {
     expect(ranks).not.toContain('rank 0 ');
   });
 });
+
+describe('reference executor message matching', () => {
+  it('matches the k-th send with the k-th receive in step order, whatever order they run in', () => {
+    // Rank 0 sends two independent messages to rank 1; rank 1 receives them into two slots.
+    const s = Array.from({ length: 2 }, (_, rank) => {
+      const b = new ScheduleBuilder(makeContext('allgather', { rank, size: 2, count: 2 }), 'x');
+      if (rank === 0) {
+        b.send(1, b.in(0, 1));
+        b.send(1, b.in(1, 1));
+      } else {
+        b.recv(0, b.out(0, 1));
+        b.recv(0, b.out(1, 1));
+      }
+      return b.build();
+    });
+    for (let seed = 1; seed <= 40; seed++) {
+      const { outputs } = executeSchedule(s, {
+        datatype: 'int32',
+        inputs: [new Uint8Array(Int32Array.of(10, 20).buffer), new Uint8Array(8)],
+        order: 'random',
+        seed,
+      });
+      expect([...new Int32Array(outputs[1].buffer, 0, 2)]).toEqual([10, 20]);
+    }
+  });
+});
