@@ -28,10 +28,10 @@ export const chain: AlgorithmSpec = {
   ],
   orderPreserving: true,
   cost: {
-    formula: '(P−2+S)·(α + (n/S)β), S = ⌈count/segment⌉ (estimate assumes 8-byte elements)',
-    estimate: ({ P, n, alpha, beta, params }) => {
+    formula: '(P−2+S)·(α + (n/S)β), S = ⌈count/segment⌉',
+    estimate: ({ P, n, alpha, beta, params, elementSize }) => {
       if (P < 2 || n === 0) return 0;
-      const segBytes = Number(params.segment ?? 1024) * 8;
+      const segBytes = Number(params.segment ?? 1024) * (elementSize ?? 8);
       const S = Math.max(1, Math.ceil(n / segBytes));
       return (P - 2 + S) * (alpha + (n / S) * beta);
     },
