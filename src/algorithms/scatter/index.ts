@@ -1,3 +1,5 @@
 import type { AlgorithmSpec } from '../types.js';
+import { binomial } from './binomial.js';
+import { linear } from './linear.js';
 
-export const SCATTER_ALGORITHMS: readonly AlgorithmSpec[] = [];
+export const SCATTER_ALGORITHMS: readonly AlgorithmSpec[] = [binomial, linear];
