@@ -1,3 +1,7 @@
 import type { AlgorithmSpec } from '../types.js';
+import { bruck } from './bruck.js';
+import { concurrentBcast } from './concurrent_bcast.js';
+import { recursiveDoubling } from './recursive_doubling.js';
+import { ring } from './ring.js';
 
-export const ALLGATHER_ALGORITHMS: readonly AlgorithmSpec[] = [];
+export const ALLGATHER_ALGORITHMS: readonly AlgorithmSpec[] = [recursiveDoubling, ring, bruck, concurrentBcast];
