@@ -1,0 +1,34 @@
+/**
+ * The named machine parameter sets, and `getMachine` which resolves a name or a
+ * path to a machine JSON file (`coll fit --out`). Unknown names raise
+ * UnknownMachineError listing the presets.
+ */
+import { existsSync } from 'node:fs';
+import { UnknownMachineError } from '../errors.js';
+import { validateMachine, type Machine } from '../machine.js';
+import { MYRINET_BARRIER, QUADRICS_BARRIER } from './barrier-nics.js';
+import { BLUE_WATERS } from './blue-waters.js';
+import { DELTA } from './delta.js';
+import { loadMachineFile } from './load.js';
+import { ELAN3_HOST, ELAN3_NIC } from './quadrics-elan3.js';
+
+export const MACHINES: readonly Machine[] = Object.freeze(
+  [ELAN3_HOST, ELAN3_NIC, DELTA, BLUE_WATERS, MYRINET_BARRIER, QUADRICS_BARRIER].map(validateMachine),
+);
+
+export function machineNames(): string[] {
+  return MACHINES.map((m) => m.name);
+}
+
+/** A preset by name, or a machine JSON file by path. */
+export function getMachine(nameOrPath: string): Machine {
+  const m = MACHINES.find((x) => x.name === nameOrPath);
+  if (m) return m;
+  if (nameOrPath.endsWith('.json') || nameOrPath.includes('/')) {
+    if (!existsSync(nameOrPath)) throw new UnknownMachineError(nameOrPath, machineNames());
+    return loadMachineFile(nameOrPath);
+  }
+  throw new UnknownMachineError(nameOrPath, machineNames());
+}
+
+export { BLUE_WATERS, DELTA, ELAN3_HOST, ELAN3_NIC, MYRINET_BARRIER, QUADRICS_BARRIER };
