@@ -5,11 +5,18 @@
  * nodes of that node's cost in the round, and rounds add up (plus the machine's
  * once-per-call `startup`).
  *
- * Per-rank laws (`hockney`, `split`, `maxrate`): a rank's round cost is
- *   cpu + max(Σ send costs, Σ recv costs) + combine
+ * A round is a communication phase followed by a computation phase, each ending
+ * when the slowest node finishes it: round time = max over nodes of communication +
+ * max over nodes of computation (no overlap). This is how seed 004's timelines
+ * charge a step (the busiest node's links plus the combine done in that step, even
+ * when another node does the combining) and it equals "max over nodes of the sum"
+ * whenever the same node is slowest in both, as in seed 001's closed forms.
+ *
+ * Per-rank laws (`hockney`, `split`, `maxrate`): a rank's communication is
+ *   max(Σ send costs, Σ recv costs)
  * (full-duplex ports: an exchange costs one message; several messages in one
- * direction serialise), cpu = oSend per send + oRecv per recv + copies, and a node's
- * cost is its slowest rank's.
+ * direction serialise) and a node's is its slowest rank's. Computation of a rank:
+ * combines + copies + oSend per send + oRecv per recv; a node's is its slowest rank's.
  * - hockney: every message α + bβ with the inter-node parameters (seed 001 Eq. 1).
  * - split:   intra-node messages α_ℓ + bβ_ℓ, inter-node α + bβ (Eq. 2).
  * - maxrate: as split, but an inter-node send costs α + k·b/min(R_N, k·R_b) with k
@@ -19,7 +26,7 @@
  * the node sends plus receives in the round (a message between two ranks of one node
  * counts twice, as in schedule/stats.ts), S = its largest message; the node's
  * communication costs L·α + f(L)·β·S (form B) or L·(α + f(L)·β·S) (literal appendix),
- * with the inter-node α, β; computation (slowest rank) is added, not overlapped.
+ * with the inter-node α, β.
  *
  * Combines: a k-operand reduce of n elements costs the machine's per-element
  * combine[k]·n when given (seed 004's c2, c3), else (k−1)·c(n) as in the DAG model.
@@ -48,7 +55,7 @@ export interface RoundOptions {
 export interface RoundCost {
   readonly round: number;
   readonly time: number;
-  /** Node that determined the round's time. */
+  /** Node with the longer of the round's two phases. */
   readonly node: number;
   readonly terms: CostTerms;
 }
@@ -122,29 +129,39 @@ export function evaluateRounds(schedule: Schedule, machine: Machine, o: RoundOpt
       if (!l) nodes.set(n, (l = []));
       l.push(x);
     }
-    let best: { time: number; node: number; terms: CostTerms } | undefined;
+    // Communication phase, then computation phase, each ending with the slowest node.
+    let comm: { time: number; node: number; terms: CostTerms } | undefined;
+    let comp: { time: number; node: number; terms: CostTerms } | undefined;
     for (const [node, members] of [...nodes.entries()].sort((a, b) => a[0] - b[0])) {
-      const c = law === 'nbl' || law === 'nbl-literal' ? nblNode(members, machine, f, es, law === 'nbl-literal') : rankLawNode(members, machine, law);
-      const ct = c.alpha + c.beta + c.injection + c.gamma + c.cpu + c.constant;
-      if (!best || ct > best.time) best = { time: ct, node, terms: c };
+      const c = law === 'nbl' || law === 'nbl-literal' ? nblComm(members, machine, f, es, law === 'nbl-literal') : rankLawComm(members, machine, law);
+      const ct = c.alpha + c.beta + c.injection;
+      if (!comm || ct > comm.time) comm = { time: ct, node, terms: c };
+      const k = nodeCompute(members, machine);
+      const kt = k.gamma + k.cpu;
+      if (!comp || kt > comp.time) comp = { time: kt, node, terms: k };
     }
-    if (!best) {
+    if (!comm || !comp) {
       out.push({ round: t, time: 0, node: -1, terms: zeroTerms() });
       continue;
     }
-    out.push({ round: t, time: best.time, node: best.node, terms: best.terms });
-    time += best.time;
-    for (const k of Object.keys(total) as (keyof CostTerms)[]) total[k] += best.terms[k];
+    const terms = zeroTerms();
+    for (const k of Object.keys(terms) as (keyof CostTerms)[]) {
+      terms[k] = comm.terms[k] + comp.terms[k];
+      total[k] += terms[k];
+    }
+    const rt = comm.time + comp.time;
+    out.push({ round: t, time: rt, node: comm.time >= comp.time ? comm.node : comp.node, terms });
+    time += rt;
   }
   const startup = machine.startup ?? 0;
   total.constant += startup;
   return { time: time + startup, terms: total, rounds: out };
 }
 
-/** Slowest rank of a node under the hockney / split / maxrate laws. */
-function rankLawNode(members: RankRound[], m: Machine, law: RoundLaw): CostTerms {
+/** A node's communication time under the hockney / split / maxrate laws: its slowest rank's. */
+function rankLawComm(members: RankRound[], m: Machine, law: RoundLaw): CostTerms {
   const injectors = members.filter((x) => x.sends.some((s) => s.inter)).length;
-  let worst: CostTerms | undefined;
+  let worst = zeroTerms();
   let worstT = -1;
   for (const x of members) {
     const dir = (msgs: { bytes: number; inter: boolean }[], sending: boolean): CostTerms => {
@@ -164,39 +181,24 @@ function rankLawNode(members: RankRound[], m: Machine, law: RoundLaw): CostTerms
     };
     const s = dir(x.sends, true);
     const r = dir(x.recvs, false);
-    const comm = s.alpha + s.beta + s.injection >= r.alpha + r.beta + r.injection ? s : r;
-    const c = zeroTerms();
-    c.alpha = comm.alpha;
-    c.beta = comm.beta;
-    c.injection = comm.injection;
-    c.gamma = x.combine;
-    c.cpu = x.sends.length * m.oSend + x.recvs.length * m.oRecv + x.copy;
-    const ct = c.alpha + c.beta + c.injection + c.gamma + c.cpu;
+    const c = s.alpha + s.beta + s.injection >= r.alpha + r.beta + r.injection ? s : r;
+    const ct = c.alpha + c.beta + c.injection;
     if (ct > worstT) {
       worstT = ct;
       worst = c;
     }
   }
-  return worst ?? zeroTerms();
+  return worst;
 }
 
-/** A node's round under the NBL model (form B, or the literal appendix). */
-function nblNode(members: RankRound[], m: Machine, f: FFunction, es: number, literal: boolean): CostTerms {
+/** A node's communication time under the NBL model (form B, or the literal appendix). */
+function nblComm(members: RankRound[], m: Machine, f: FFunction, es: number, literal: boolean): CostTerms {
   let L = 0;
   let S = 0;
-  let compute = 0;
-  let cpu = 0;
   for (const x of members) {
     L += x.sends.length + x.recvs.length;
     for (const msg of x.sends) S = Math.max(S, msg.bytes);
     for (const msg of x.recvs) S = Math.max(S, msg.bytes);
-    // Computation of the node's slowest rank.
-    const rc = x.combine;
-    const rcpu = x.sends.length * m.oSend + x.recvs.length * m.oRecv + x.copy;
-    if (rc + rcpu > compute + cpu) {
-      compute = rc;
-      cpu = rcpu;
-    }
   }
   const c = zeroTerms();
   if (L > 0) {
@@ -206,7 +208,19 @@ function nblNode(members: RankRound[], m: Machine, f: FFunction, es: number, lit
     c.beta = one;
     c.injection = literal ? (L * fl - 1) * one : (fl - 1) * one;
   }
-  c.gamma = compute;
-  c.cpu = cpu;
   return c;
+}
+
+/** A node's computation: its slowest rank's combines, copies and per-message overheads. */
+function nodeCompute(members: RankRound[], m: Machine): CostTerms {
+  let best = zeroTerms();
+  let bestT = -1;
+  for (const x of members) {
+    const cpu = x.sends.length * m.oSend + x.recvs.length * m.oRecv + x.copy;
+    if (x.combine + cpu > bestT) {
+      bestT = x.combine + cpu;
+      best = { ...zeroTerms(), gamma: x.combine, cpu };
+    }
+  }
+  return best;
 }

@@ -14,6 +14,10 @@
  * Fence: 1×(1, c2), (H−1)×(2, c2), (W−2)×(3, c3), 1×(4, c3), (B−3)×(6, c3), 1×(4, c3),
  *        (W−2)×(3), (H−1)×(2), 1×(1)
  * The timelines assume B ≥ 3 (and W ≥ 2 for Fence, P ≥ 2 for Snake).
+ * Note: in the Fence step where the first block "turns the corner", node (W−2, 0)
+ * already receives from above and from the right (column W−2 starts one step after
+ * column W−1) and combines 3 ways; the printed timeline charges c2 there. A schedule
+ * costed round by round is therefore (c3 − c2)·S above the printed closed form.
  *
  * Optimum block size. Form B reproduces the printed Fence formula (Eq. 1) exactly;
  * the printed Snake formula lacks the factor 4 and the 2βf(1) term (erratum), the
