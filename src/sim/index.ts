@@ -1,0 +1,11 @@
+/** The cluster simulator: machines, networks, perturbations, the engine and `simulate`. */
+export * from './machine.js';
+export * from './presets.js';
+export * from './network.js';
+export * from './noise.js';
+export * from './placement.js';
+export * from './stats.js';
+export * from './simulate.js';
+export { HW_ALGORITHMS } from './hardware.js';
+export { PATH_PARTS, type PathPart } from './compiled.js';
+export { Engine, type EngineConfig, type EngineResult, type TimelineRecord, type ExecutorCosts } from './engine.js';

@@ -1,0 +1,342 @@
+/**
+ * Machine presets for the seeds' experiments, each value with its source. Values
+ * marked 'ASSUMED' are not in any seed (a typical value or a guess); 'DERIVED' are
+ * computed from seed numbers; 'CALIBRATED' were fitted to a seed's published
+ * result (the result is then a check of the fit, not a validation).
+ */
+import { ArgumentError } from '../core/errors.js';
+import type { MachineSpec } from './machine.js';
+
+const us = (x: number): number => x * 1e-6;
+const ns = (x: number): number => x * 1e-9;
+const MBps = (x: number): number => x * 1e6;
+const GBps = (x: number): number => x * 1e9;
+
+/** Elan3 NIC compute (seed 000 Table 4.3, 1-element column, per element). */
+const ELAN3_NIC_GAMMA = {
+  'sum:int32': us(0.25),
+  'max:int32': us(0.27),
+  'min:int32': us(0.27),
+  'sum:float64': us(1.5),
+  'max:float64': us(0.67),
+  'min:float64': us(0.67),
+  'sum:int64': us(0.5),
+  'max:int64': us(0.54),
+  'min:int64': us(0.54),
+  'sum:float32': us(0.75),
+  'max:float32': us(0.34),
+  'min:float32': us(0.34),
+  noop: 0,
+  default: us(1.5),
+};
+
+/** Host compute on the crescendo/ALC nodes (seed 000 Table 4.3, 1-element column). */
+const ELAN3_HOST_GAMMA = {
+  'sum:int32': us(0.02),
+  'max:int32': us(0.03),
+  'min:int32': us(0.03),
+  'sum:float64': us(0.02),
+  'max:float64': us(0.04),
+  'min:float64': us(0.04),
+  noop: 0,
+  default: us(0.02),
+};
+
+const ELAN3_SOURCES = {
+  'network.topology': 'seed 000 F2 / seed 002 T1: quaternary fat tree of Elite switches',
+  'network.arity': 'seed 002 T1 (k = 4)',
+  'network.linkBandwidth': 'seed 000 F2 / seed 002 S3: 400 MB/s per link direction',
+  'network.hopLatency': 'seed 000 F2 / seed 002 S3: 35 ns switch flow-through (wire delay ASSUMED 0)',
+  'network.packetBytes': 'seed 002 P2: 320 B payload per packet',
+  'network.packetOverhead': 'seed 002 P5: 58 B per packet',
+  'classes.network.alpha': 'DERIVED: seed 000 Table 4.2 L_host = 2.90 µs minus 4 hops × 35 ns',
+  'classes.network.beta': 'seed 000 F2: 325 MB/s at MPI level',
+  'classes.node.alpha': 'ASSUMED: 1 µs shared-memory latency (not in seed 000)',
+  'classes.node.beta': 'ASSUMED: 1 GB/s shared-memory copy (not in seed 000)',
+  'host.oSend': 'DERIVED: seed 000 Table 4.1 charges no send overhead (sends cost L)',
+  'host.oRecv': 'seed 000 Table 4.2: r = 0.42 µs',
+  'host.gamma': 'seed 000 Table 4.3 host, 1-element column (per element; min = max ASSUMED)',
+  'host.copyPerByte': 'ASSUMED: 1 ns/B',
+  'host.callOverhead': 'seed 000 Table 4.2: C_host = 2.70 µs',
+  'nic.oSend': 'DERIVED: as host',
+  'nic.oRecv': 'seed 000 Table 4.2: r = 0.42 µs',
+  'nic.gamma': 'seed 000 Table 4.3 NIC, 1-element column; int64 = 2 × int32 and float32 = ½ float64 ASSUMED (seed 000 §7)',
+  'nic.copyPerByte': 'ASSUMED: 10 ns/B (100 MHz NIC processor)',
+  'nic.startup': 'ASSUMED split: C_NIC − C_host = 6.50 µs (seed 000 Table 4.2) halved between start-up and completion',
+  'nic.completion': 'ASSUMED split (see nic.startup)',
+  'nic.busCrossing': 'DERIVED: seed 000 L_host − L_NIC = 0.80 µs, split evenly over the two endpoints (split ASSUMED)',
+  'hw.multicastStartup': 'CALIBRATED: raw hardware broadcast 3.6 µs for 8 B on 8 nodes (seed 003 ch. 5)',
+  'hw.deliveryOverhead': 'CALIBRATED: with hw.multicastStartup to the 3.6 µs raw broadcast (seed 003 ch. 5)',
+  'hw.multicastPacketGap': 'CALIBRATED: 288 MB/s broadcast vs 338.6 MB/s packet payload rate (seed 002 R27, §4)',
+  'hw.barrierEnter': 'ASSUMED: 0.5 µs to write the barrier sequence word',
+  'hw.barrierAttempt': 'CALIBRATED: elan_hgsync ≈ 5 µs below 16 nodes (seed 002 R9)',
+  'hw.barrierBackoff': 'ASSUMED: 1 µs first back-off (seed 002 leaves it unspecified)',
+  'hw.barrierBackoffMax': 'ASSUMED: 64 µs',
+} as const;
+
+function elan3Machine(name: string, description: string, nodes: number, levels: number, extra: Record<string, string>): MachineSpec {
+  return {
+    name,
+    description,
+    nodes,
+    coresPerNode: 2,
+    defaultPpn: 1,
+    network: {
+      topology: 'fattree',
+      arity: 4,
+      levels,
+      linkBandwidth: MBps(400),
+      hopLatency: ns(35),
+      packetBytes: 320,
+      packetOverhead: 58,
+    },
+    classes: {
+      node: { alpha: us(1), beta: 1 / GBps(1) },
+      network: { alpha: us(2.9) - 4 * ns(35), beta: 1 / MBps(325) },
+    },
+    host: { oSend: 0, oRecv: us(0.42), gamma: ELAN3_HOST_GAMMA, copyPerByte: ns(1), callOverhead: us(2.7) },
+    nic: {
+      oSend: 0,
+      oRecv: us(0.42),
+      gamma: ELAN3_NIC_GAMMA,
+      copyPerByte: ns(10),
+      startup: us(3.25),
+      completion: us(3.25),
+      busCrossing: us(0.4),
+    },
+    hw: {
+      multicastStartup: us(1.9),
+      multicastPacketGap: us(0.166),
+      deliveryOverhead: us(1.2),
+      barrierEnter: us(0.5),
+      barrierAttempt: us(2.2),
+      barrierBackoff: us(1),
+      barrierBackoffMax: us(64),
+    },
+    sources: { ...ELAN3_SOURCES, ...extra },
+  };
+}
+
+export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
+  crescendo: elan3Machine(
+    'crescendo',
+    'LANL "crescendo": 32 dual-CPU 1.0 GHz Pentium III nodes, Quadrics Elan3/Elite (seed 000)',
+    32,
+    3,
+    {
+      nodes: 'seed 000 §5: 32 dual-processor nodes',
+      coresPerNode: 'seed 000 §5: dual-processor',
+      'network.levels': 'DERIVED: 4-ary 3-tree holds 32 nodes (layout ASSUMED, seed 000 §7)',
+    },
+  ),
+  alc: elan3Machine(
+    'alc',
+    'LLNL ASCI Linux Cluster: 960 dual-CPU 2.4 GHz Xeon nodes, Quadrics Elan3/Elite (seed 000)',
+    960,
+    5,
+    {
+      nodes: 'seed 000 §5: 960 dual-processor nodes',
+      coresPerNode: 'seed 000 §5: dual-processor',
+      'network.levels': 'DERIVED: a 4-ary 5-tree (1024 ports) holds 960 nodes (layout ASSUMED)',
+      'host.*': 'ASSUMED: crescendo parameters (seed 000 fitted them on crescendo only)',
+    },
+  ),
+  es40: {
+    ...elan3Machine('es40', '64-node Compaq AlphaServer ES40 cluster, 4 × Alpha 21264 per node, QsNet 4-ary 3-tree (seed 002)', 64, 3, {}),
+    coresPerNode: 4,
+    classes: {
+      node: { alpha: us(1), beta: 1 / GBps(1) },
+      network: { alpha: us(5.5) - 4 * ns(35), beta: 1 / MBps(200) },
+    },
+    host: { oSend: 0, oRecv: us(0.5), gamma: { default: ns(3) }, copyPerByte: ns(1) },
+    nic: {
+      oSend: us(0.5),
+      oRecv: us(0.5),
+      gamma: ELAN3_NIC_GAMMA,
+      copyPerByte: ns(10),
+      startup: us(1),
+      completion: us(1),
+      busCrossing: us(0.4),
+    },
+    sources: {
+      ...ELAN3_SOURCES,
+      nodes: 'seed 002 §5: 64 AlphaServer ES40 nodes',
+      coresPerNode: 'seed 002 §8: 4 × Alpha 21264 667 MHz',
+      'network.levels': 'seed 002 §5: quaternary fat tree of dimension 3',
+      'classes.network.alpha': 'DERIVED: seed 002 R6 MPI latency 5.5 µs minus 4 hops × 35 ns',
+      'classes.network.beta': 'seed 002 R3: 200 MB/s main memory to main memory (PCI-bound)',
+      'host.oRecv': 'ASSUMED: 0.5 µs',
+      'host.gamma': 'ASSUMED: 3 ns per element (667 MHz Alpha)',
+      'nic.oSend': 'ASSUMED: 0.5 µs Elan thread per message ("few µs" per hop, seed 002 E7)',
+      'nic.oRecv': 'ASSUMED: 0.5 µs',
+      'nic.startup': 'ASSUMED: 1 µs',
+      'nic.completion': 'ASSUMED: 1 µs',
+      'classes.node.alpha': 'ASSUMED: 1 µs',
+    },
+  },
+  delta: {
+    name: 'delta',
+    description: 'Intel Touchstone DELTA: 16×32 mesh, cut-through routing, node-bandwidth-limited nodes (seed 004)',
+    nodes: 512,
+    coresPerNode: 1,
+    network: {
+      topology: 'mesh2d',
+      width: 16,
+      height: 32,
+      linkBandwidth: 4 * (8 / us(1.54)),
+      hopLatency: ns(50),
+      injectionBandwidth: 8 / us(1.54),
+      nodeChannelShared: true,
+    },
+    classes: {
+      node: { alpha: 0, beta: 0 },
+      network: { alpha: 0, beta: us(1.54) / 8 },
+    },
+    host: { oSend: us(27), oRecv: us(27), gamma: { 'sum:float64': us(0.25), default: us(0.25) }, copyPerByte: ns(10) },
+    sources: {
+      nodes: 'seed 004: 16 × 32 mesh (orientation unspecified; 16 wide ASSUMED)',
+      'network.topology': 'seed 004 F1: 2-D mesh, cut-through',
+      'network.injectionBandwidth': 'seed 004 §7.2: β = 1.54 µs/double (5.2 MB/s; link speed halved in the test period)',
+      'network.nodeChannelShared': 'seed 004 F2: all data in and out of the node processor share one link pair (nominal NBL, f(L) = L)',
+      'network.linkBandwidth': 'ASSUMED: mesh links 4× the node channel, so the node channel is the bottleneck',
+      'network.hopLatency': 'ASSUMED: 50 ns per hop (cut-through: latency nearly independent of distance)',
+      'classes.network.beta': 'seed 004 §7.2: β = 1.54 µs per double',
+      'host.oSend': 'ASSUMED split: α = 54 µs (seed 004 §7.2) charged half at the sender, half at the receiver',
+      'host.oRecv': 'ASSUMED split (see host.oSend)',
+      'host.gamma': 'seed 004 §7.2: c2 = 0.25 µs per element (2-vector combine)',
+      'host.copyPerByte': 'ASSUMED',
+    },
+  },
+  'myrinet-lanai9': {
+    name: 'myrinet-lanai9',
+    description: '16 quad-700 MHz Pentium III nodes, Myrinet LANai 9.1, GM-2.0.3 (seed 003 ch. 6)',
+    nodes: 16,
+    coresPerNode: 4,
+    network: { topology: 'crossbar', linkBandwidth: MBps(250), hopLatency: ns(100) },
+    classes: {
+      node: { alpha: us(1), beta: 1 / GBps(0.5) },
+      network: { alpha: us(18.3), beta: 1 / MBps(230) },
+    },
+    host: { oSend: us(1), oRecv: us(1), gamma: { default: ns(5) }, copyPerByte: ns(2) },
+    nic: {
+      oSend: us(1.1),
+      oRecv: us(1.1),
+      gamma: { default: ns(100) },
+      copyPerByte: ns(8),
+      startup: us(2),
+      completion: us(2),
+      busCrossing: us(0.9),
+    },
+    sources: {
+      nodes: 'seed 003 ch. 6 Fig. 6.4: 16-node quad-700 MHz cluster with LANai 9.1',
+      'network.topology': 'ASSUMED: one Myrinet crossbar switch',
+      'network.linkBandwidth': 'ASSUMED: Myrinet-2000, 250 MB/s per direction',
+      'classes.network.alpha': 'CALIBRATED: host-based dissemination barrier = 3.38 × 25.72 µs = 86.9 µs at 16 nodes (seed 003 Fig. 6.4)',
+      'classes.network.beta': 'ASSUMED',
+      'host.oSend': 'seed 003 ch. 6: GM host overhead "less than 1 µs" (1 µs used)',
+      'host.oRecv': 'ASSUMED: 1 µs',
+      'nic.oSend': 'CALIBRATED: NIC-based barrier 25.72 µs at 16 nodes (seed 003 Fig. 6.4)',
+      'nic.oRecv': 'CALIBRATED (see nic.oSend)',
+      'nic.startup': 'ASSUMED: 2 µs',
+      'nic.completion': 'ASSUMED: 2 µs',
+      'nic.busCrossing': 'ASSUMED: 0.9 µs per PCI crossing (64-bit/66 MHz PCI)',
+      'nic.gamma': 'ASSUMED: 100 ns per element (133 MHz LANai, no FPU)',
+    },
+  },
+  'myrinet-lanaixp': {
+    name: 'myrinet-lanaixp',
+    description: '8 dual 2.4 GHz Xeon nodes, Myrinet LANai-XP, PCI-X (seed 003 ch. 6)',
+    nodes: 8,
+    coresPerNode: 2,
+    network: { topology: 'crossbar', linkBandwidth: MBps(250), hopLatency: ns(100) },
+    classes: {
+      node: { alpha: us(0.5), beta: 1 / GBps(1) },
+      network: { alpha: us(10.1), beta: 1 / MBps(240) },
+    },
+    host: { oSend: us(0.7), oRecv: us(0.7), gamma: { default: ns(1) }, copyPerByte: ns(0.5) },
+    nic: {
+      oSend: us(0.6),
+      oRecv: us(0.6),
+      gamma: { default: ns(60) },
+      copyPerByte: ns(4),
+      startup: us(1.9),
+      completion: us(1.9),
+      busCrossing: us(0.5),
+    },
+    sources: {
+      nodes: 'seed 003 ch. 6 Fig. 6.5: 8-node 2.4 GHz Xeon cluster with LANai-XP',
+      'network.topology': 'ASSUMED: one Myrinet crossbar switch',
+      'network.linkBandwidth': 'ASSUMED: Myrinet-2000, 250 MB/s per direction',
+      'classes.network.alpha': 'CALIBRATED: host-based barrier = 2.64 × 14.20 µs = 37.5 µs at 8 nodes (seed 003 Fig. 6.5)',
+      'nic.oSend': 'CALIBRATED: NIC barrier model T_trig = 3.50 µs per step (seed 003 §6.6)',
+      'nic.oRecv': 'CALIBRATED (see nic.oSend)',
+      'nic.startup': 'CALIBRATED: T_init + T_adj − T_trig ≈ 3.9 µs split between start and completion (seed 003 §6.6)',
+      'nic.completion': 'CALIBRATED (see nic.startup)',
+      'nic.busCrossing': 'ASSUMED: 0.5 µs (PCI-X)',
+      'host.oSend': 'seed 003 ch. 6: GM host overhead "less than 1 µs" (0.7 µs ASSUMED)',
+    },
+  },
+  bluewaters: {
+    name: 'bluewaters',
+    description: 'Blue Waters-like Cray XE: 4096 nodes, 2 sockets, 16 processes per node, 3-D torus (seed 001)',
+    nodes: 4096,
+    coresPerNode: 16,
+    socketsPerNode: 2,
+    defaultPpn: 16,
+    network: { topology: 'torus3d', dims: [16, 16, 16], linkBandwidth: GBps(9.4), hopLatency: ns(100), injectionBandwidth: GBps(6) },
+    classes: {
+      socket: { alpha: us(0.35), beta: 1 / GBps(6) },
+      node: { alpha: us(0.6), beta: 1 / GBps(3.5) },
+      network: { alpha: us(1.8), beta: 1 / GBps(3.5) },
+    },
+    host: { oSend: us(0.2), oRecv: us(0.2), gamma: { default: ns(1) }, copyPerByte: ns(0.2) },
+    sources: {
+      nodes: 'ASSUMED: 4096 nodes (65,536 processes at 16 ppn, the largest power of ppn in seed 001)',
+      coresPerNode: 'seed 001: 16 processes per node',
+      socketsPerNode: 'seed 001 F3 (intra-socket vs intra-node classes); 2 sockets ASSUMED',
+      'network.topology': 'ASSUMED: Gemini 3-D torus (seed 001 does not model the topology)',
+      'network.linkBandwidth': 'ASSUMED',
+      'network.injectionBandwidth': 'ASSUMED: R_N = 6 GB/s (seed 001 Eq. 3 gives no value)',
+      'classes.socket': 'ASSUMED: typical XE6 intra-socket values (seed 001 gives no numbers)',
+      'classes.node': 'ASSUMED',
+      'classes.network': 'ASSUMED: α = 1.8 µs, R_b = 3.5 GB/s',
+      'host.*': 'ASSUMED',
+    },
+  },
+  'simgrid-ft': {
+    name: 'simgrid-ft',
+    description: 'The 1024-host fat tree of the SimGrid anchor runs: 32-ary 2-tree, 12.5 GB/s links, 1 µs per link (CM02-like, no factors)',
+    nodes: 1024,
+    coresPerNode: 1,
+    network: { topology: 'fattree', arity: 32, levels: 2, linkBandwidth: GBps(12.5), hopLatency: us(1) },
+    classes: { node: { alpha: 0, beta: 0 }, network: { alpha: 0, beta: 1 / GBps(12.5) } },
+    host: { oSend: 0, oRecv: 0, gamma: { default: 0 }, copyPerByte: 0 },
+    sources: {
+      '*': 'peers-simulators-models.md §4.1: FAT_TREE "2;32,32;1,32;1,1", link 12.5 GBps, latency 1 µs',
+    },
+  },
+  loggopsim: {
+    name: 'loggopsim',
+    description: 'LogGOPSim default parameters on an ideal crossbar: L = 2.5 µs, o = 1.5 µs, G = 6 ns/B',
+    nodes: 1 << 20,
+    coresPerNode: 1,
+    network: { topology: 'crossbar', linkBandwidth: 1 / ns(6), hopLatency: 0 },
+    classes: { node: { alpha: 0, beta: 0 }, network: { alpha: ns(2500 - 6), beta: ns(6) } },
+    host: { oSend: ns(1500), oRecv: ns(1500), gamma: { default: 0 }, copyPerByte: 0 },
+    sources: {
+      '*': 'peers-simulators-models.md §2.2: LogGOPSim defaults L=2500, o=1500, G=6 ns',
+      'classes.network.alpha': 'DERIVED: L − G, so that α + s·G = L + (s−1)G as in LogGOPSim',
+      'network.*': 'ASSUMED: ideal crossbar (LogGOPSim has no congestion by default)',
+    },
+  },
+});
+
+export function presetNames(): string[] {
+  return Object.keys(PRESETS);
+}
+
+export function getPreset(name: string): MachineSpec {
+  const m = PRESETS[name];
+  if (!m) throw new ArgumentError(`unknown machine '${name}'`, `presets: ${presetNames().join(', ')}; or give a JSON file path`);
+  return m;
+}
