@@ -31,6 +31,7 @@
 import { ScheduleError } from '../core/errors.js';
 import { flatTopology, type Topology } from '../schedule/topology.js';
 import type { Schedule, Step } from '../schedule/types.js';
+import { EventHeap } from './event-heap.js';
 import { MinHeap } from './heap.js';
 import { reduceTime, type LinkClass, type LinkCost, type Machine } from './machine.js';
 import { zeroTerms, type CostTerms } from './terms.js';
@@ -57,15 +58,11 @@ export interface DagResult {
 
 const EV_COMPLETE = 0;
 const EV_ARRIVE = 1;
-const EV_DECIDE = 2;
+const EV_DONE = 2;
+const EV_DECIDE = 3;
 
-interface Event {
-  t: number;
-  kind: number;
-  /** Step gid (complete), send gid (arrive) or rank (decide). */
-  id: number;
-  seq: number;
-}
+/** Event key: kind · 2^32 + id (step gid, send gid or rank); orders kinds at equal times. */
+const KIND = 2 ** 32;
 
 /** Cause of a step's start, for the critical path. */
 const C_NONE = 0;
@@ -91,16 +88,20 @@ export function evaluateDag(schedule: Schedule, machine: Machine, o: DagOptions 
   const steps: Step[] = new Array<Step>(N);
   for (let r = 0; r < P; r++) schedule[r].steps.forEach((s, i) => ((steps[base[r] + i] = s), (rankOf[base[r] + i] = r)));
 
-  // Dependencies.
+  // Dependencies, and dependents in compressed rows (depStart[g] .. depStart[g+1]).
   const remaining = new Int32Array(N);
   const readyAt = new Float64Array(N);
   const readyCause = new Int32Array(N).fill(-1);
-  const dependents: number[][] = Array.from({ length: N }, () => []);
+  const depStart = new Int32Array(N + 1);
   for (let g = 0; g < N; g++) {
     const st = steps[g];
     remaining[g] = st.deps.length;
-    for (const d of st.deps) dependents[base[rankOf[g]] + d].push(g);
+    for (const d of st.deps) depStart[base[rankOf[g]] + d + 1]++;
   }
+  for (let g = 0; g < N; g++) depStart[g + 1] += depStart[g];
+  const depList = new Int32Array(depStart[N]);
+  const fill = depStart.slice(0, N);
+  for (let g = 0; g < N; g++) for (const d of steps[g].deps) depList[fill[base[rankOf[g]] + d]++] = g;
 
   // Message matching: k-th send a→b with k-th recv at b from a.
   const match = new Int32Array(N).fill(-1); // send gid → recv gid and recv gid → send gid
@@ -138,10 +139,12 @@ export function evaluateDag(schedule: Schedule, machine: Machine, o: DagOptions 
     const s = steps[g];
     return s.kind === 'send' || s.kind === 'recv' ? s.region.count * es : 0;
   };
-  const clsOf = (sendGid: number): LinkClass => {
-    const s = steps[sendGid] as Extract<Step, { kind: 'send' }>;
-    return topo.nodeOf(rankOf[sendGid]) === topo.nodeOf(s.peer) ? 'intra' : 'inter';
-  };
+  const intraMsg = new Uint8Array(N);
+  for (let g = 0; g < N; g++) {
+    const st = steps[g];
+    if (st.kind === 'send' && topo.nodeOf(rankOf[g]) === topo.nodeOf(st.peer)) intraMsg[g] = 1;
+  }
+  const clsOf = (sendGid: number): LinkClass => (intraMsg[sendGid] ? 'intra' : 'inter');
   const txStart = new Float64Array(N);
   const txPrev = new Int32Array(N).fill(-1); // previous message on the out-port when it delayed this one
   const msgDone = new Float64Array(N).fill(-1);
@@ -159,54 +162,72 @@ export function evaluateDag(schedule: Schedule, machine: Machine, o: DagOptions 
   const end = new Float64Array(N).fill(-1);
   const startCause = new Int8Array(N);
   const startPrev = new Int32Array(N).fill(-1);
-  // Startable steps: `now` by index, `later` by availability time.
+  // Startable steps of each rank, lowest index first. A step is offered while an event
+  // at time t is processed and all its inputs are ≤ t, so it is startable at once.
   const avail = new Float64Array(N);
-  const now: MinHeap<number>[] = Array.from({ length: P }, () => new MinHeap<number>((a, b) => a < b));
-  const later: MinHeap<number>[] = Array.from({ length: P }, () => new MinHeap<number>((a, b) => avail[a] < avail[b] || (avail[a] === avail[b] && a < b)));
+  const byIndex = (a: number, b: number): boolean => a < b;
+  const now: MinHeap<number>[] = Array.from({ length: P }, () => new MinHeap<number>(byIndex));
 
-  let seq = 0;
-  const events = new MinHeap<Event>((a, b) => a.t < b.t || (a.t === b.t && (a.kind < b.kind || (a.kind === b.kind && (a.id < b.id || (a.id === b.id && a.seq < b.seq))))));
-  const push = (t: number, kind: number, id: number): void => events.push({ t, kind, id, seq: seq++ });
+  const events = new EventHeap();
+  const push = (t: number, kind: number, id: number): void => events.push(t, kind * KIND + id);
+  // Earliest pending CPU decision per rank: later duplicates are not queued.
+  const pendingDecide = new Float64Array(P).fill(Infinity);
+  const decide = (t: number, r: number): void => {
+    if (t < pendingDecide[r]) {
+      pendingDecide[r] = t;
+      push(t, EV_DECIDE, r);
+    }
+  };
 
   const offer = (g: number): void => {
     // g is ready (and, for a recv, its message is done).
     const st = steps[g];
     avail[g] = st.kind === 'recv' ? Math.max(readyAt[g], msgDone[match[g]]) : readyAt[g];
     const r = rankOf[g];
-    later[r].push(g);
-    if (!running[r]) push(Math.max(avail[g], cpuFree[r]), EV_DECIDE, r);
+    now[r].push(g);
+    if (!running[r]) decide(Math.max(avail[g], cpuFree[r]), r);
   };
   const becameReady = (g: number): void => {
-    if (steps[g].kind === 'recv' && msgDone[match[g]] < 0) return; // waits for its message
+    // A recv waits for its message to be done (an arrival or done event offers it).
+    if (steps[g].kind === 'recv' && (msgDone[match[g]] < 0 || msgDone[match[g]] > readyAt[g])) return;
     offer(g);
   };
 
   for (let g = 0; g < N; g++) if (remaining[g] === 0) becameReady(g);
-  for (let r = 0; r < P; r++) push(0, EV_DECIDE, r);
+  for (let r = 0; r < P; r++) decide(0, r);
 
-  const reduceCost = (st: Extract<Step, { kind: 'reduce' }>): number => (st.inputs.length - 1) * reduceTime(machine, op, dtype, st.dst.count);
+  const perCount = new Map<number, number>();
+  const reduceCost = (st: Extract<Step, { kind: 'reduce' }>): number => {
+    let c = perCount.get(st.dst.count);
+    if (c === undefined) perCount.set(st.dst.count, (c = reduceTime(machine, op, dtype, st.dst.count)));
+    return (st.inputs.length - 1) * c;
+  };
 
   let completed = 0;
-  for (let ev = events.pop(); ev; ev = events.pop()) {
-    const t = ev.t;
-    if (ev.kind === EV_COMPLETE) {
-      const g = ev.id;
+  for (let t = events.peekTime(); t !== undefined; t = events.peekTime()) {
+    const key = events.peekKey();
+    events.pop();
+    const kind = Math.floor(key / KIND);
+    const id = key - kind * KIND;
+    if (kind === EV_COMPLETE) {
+      const g = id;
       const r = rankOf[g];
       end[g] = t;
       completed++;
       running[r] = 0;
       cpuFree[r] = t;
       lastOnCpu[r] = g;
-      for (const d of dependents[g]) {
+      for (let q = depStart[g]; q < depStart[g + 1]; q++) {
+        const d = depList[q];
         if (t >= readyAt[d]) {
           readyAt[d] = t;
           readyCause[d] = g;
         }
         if (--remaining[d] === 0) becameReady(d);
       }
-      push(t, EV_DECIDE, r);
-    } else if (ev.kind === EV_ARRIVE) {
-      const m = ev.id;
+      decide(t, r);
+    } else if (kind === EV_ARRIVE) {
+      const m = id;
       const recv = match[m];
       const r = rankOf[recv];
       const b = bytesOf(m);
@@ -219,12 +240,14 @@ export function evaluateDag(schedule: Schedule, machine: Machine, o: DagOptions 
       }
       inFree[r] = msgDone[m];
       inLast[r] = m;
-      if (remaining[recv] === 0) offer(recv);
+      if (msgDone[m] > t) push(msgDone[m], EV_DONE, m);
+      else if (remaining[recv] === 0) offer(recv);
+    } else if (kind === EV_DONE) {
+      if (remaining[match[id]] === 0) offer(match[id]);
     } else {
-      const r = ev.id;
+      const r = id;
+      if (pendingDecide[r] === t) pendingDecide[r] = Infinity;
       if (running[r]) continue;
-      const h = later[r];
-      for (let top = h.peek(); top !== undefined && avail[top] <= t; top = h.peek()) now[r].push(h.pop() as number);
       const g = now[r].pop();
       if (g === undefined) continue; // a later offer or completion schedules the next decision
       const st = steps[g];
