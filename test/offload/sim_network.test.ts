@@ -45,6 +45,15 @@ describe('SimNetwork', () => {
     expect(overtaken).toBeGreaterThan(100);
   });
 
+  it('keeps FIFO links with jitter when asked', () => {
+    const net = new SimNetwork<Ping>({ size: 2, seed: 4, minDelay: 1, maxDelay: 20, fifo: true });
+    const got: number[] = [];
+    net.attach(1, { onPacket: (_f, p) => got.push(p.n) });
+    for (let i = 0; i < 300; i++) net.at(i / 10, () => net.endpoint(0).send(1, { n: i }));
+    net.run();
+    expect(got).toEqual(Array.from({ length: 300 }, (_, i) => i));
+  });
+
   it('delivers in order with a fixed delay and no faults', () => {
     const { got, times } = blast({ seed: 3, n: 50 });
     expect(got).toEqual(Array.from({ length: 50 }, (_, i) => i));

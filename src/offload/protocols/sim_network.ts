@@ -5,7 +5,7 @@
  *
  * Per packet sent on a link that is up: with probability `loss` it is lost;
  * otherwise it is delivered after a delay drawn uniformly from [minDelay, maxDelay]
- * (a spread reorders packets), and with probability `duplicate` a second copy is
+ * (a spread reorders packets unless `fifo`), and with probability `duplicate` a second copy is
  * delivered after an independent delay. A link switched down (`setLinkDown`) drops
  * everything sent on it until switched up again; packets already in flight arrive.
  * `dropWhen` adds targeted faults (drop exactly the packets a predicate selects).
@@ -27,6 +27,11 @@ export interface SimNetworkOptions<P> {
   /** Delivery delay bounds (defaults 1 and minDelay). */
   readonly minDelay?: number;
   readonly maxDelay?: number;
+  /**
+   * Keep every link first-in first-out: a packet is never delivered before one sent
+   * earlier on the same link (jitter without reordering, as on Myrinet or TCP).
+   */
+  readonly fifo?: boolean;
   /**
    * Carry packets as frames: encode at send, decode at each delivery (exercises the
    * codec and gives every receiver its own copy). Observers still see packets.
@@ -71,6 +76,8 @@ export class SimNetwork<P> {
   private readonly minDelay: number;
   private readonly maxDelay: number;
   private readonly codec: PacketCodec<P> | undefined;
+  /** fifo: latest delivery time scheduled per link. */
+  private readonly lastArrival: Map<number, number> | undefined;
   private readonly queue = new MinHeap<SimEvent>((a, b) => a.time < b.time || (a.time === b.time && a.order < b.order));
   private readonly handlers: (PacketHandler<P> | undefined)[];
   private readonly down = new Set<number>();
@@ -89,6 +96,7 @@ export class SimNetwork<P> {
     this.minDelay = o.minDelay ?? 1;
     this.maxDelay = o.maxDelay ?? this.minDelay;
     this.codec = o.codec;
+    this.lastArrival = o.fifo ? new Map() : undefined;
     if (!(this.loss >= 0 && this.loss < 1)) throw new RangeError(`loss must be in [0, 1), got ${this.loss}`);
     if (!(this.duplicate >= 0 && this.duplicate <= 1)) throw new RangeError(`duplicate must be in [0, 1], got ${this.duplicate}`);
     if (!(this.minDelay > 0 && this.maxDelay >= this.minDelay)) {
@@ -193,7 +201,12 @@ export class SimNetwork<P> {
   }
 
   private deliverLater(from: number, to: number, sent: P, frame: Uint8Array | undefined): void {
-    const t = this.time + this.rng.between(this.minDelay, this.maxDelay);
+    let t = this.time + this.rng.between(this.minDelay, this.maxDelay);
+    if (this.lastArrival) {
+      const link = from * this.size + to;
+      t = Math.max(t, this.lastArrival.get(link) ?? 0);
+      this.lastArrival.set(link, t);
+    }
     this.schedule(t, () => {
       const h = this.handlers[to];
       if (!h) {
