@@ -58,16 +58,19 @@ export const TESTJIG_TABLE1_T: readonly { readonly S: number; readonly T: Readon
   { S: 600, T: { 1: 525, 2: 942, 4: 1733, 6: 2578 } },
 ]);
 
+const sortedKeys = new WeakMap<FTable, number[]>();
+
 /** Interpolate an f table at link count L (see the header for the rules). */
 export function fFromTable(table: FTable, L: number): number {
   if (L <= 0) return 0;
-  if (L === 1) return table[1] ?? 1;
-  const keys = Object.keys(table)
-    .map(Number)
-    .concat(table[1] === undefined ? [1] : [])
-    .sort((a, b) => a - b);
-  const at = (k: number): number => (k === 1 ? (table[1] ?? 1) : table[k]);
   if (table[L] !== undefined) return table[L];
+  if (L === 1) return 1;
+  let keys = sortedKeys.get(table);
+  if (!keys) {
+    keys = [...new Set([1, ...Object.keys(table).map(Number)])].sort((a, b) => a - b);
+    sortedKeys.set(table, keys);
+  }
+  const at = (k: number): number => table[k] ?? 1;
   const max = keys[keys.length - 1];
   if (L > max) return at(max) + (L - max);
   let lo = keys[0];
