@@ -3,52 +3,74 @@
  *
  * Resources: per rank a host CPU, an out-port and an in-port (docs/cost-semantics.md);
  * per node a NIC processor (offload / intermediate modes, seed 000) and, with
- * contention on, the network's links (FIFO by head arrival, reserved for the
+ * contention on, the network's links (FIFO by head arrival, each reserved for the
  * message's wire time; cut-through pipelining across hops). With contention and
  * noise off, a run is exactly the DAG evaluation of docs/cost-semantics.md:
- * - the CPU runs the lowest-index ready step first (ties at one instant are
- *   resolved after every other event of that instant, by a deferred dispatch);
+ * - the CPU runs the lowest-index startable step first; simultaneous events are
+ *   resolved completions first, then arrivals (by sender rank, then sender step),
+ *   then CPU decisions (by rank) — the event keys encode this order;
  * - send: CPU oSend; transmission at s = max(end, out-port free); out-port busy
- *   b·β; arrival s + α + b·β; in-port absorbs in arrival order;
+ *   b·β; arrival s + α + b·β; the in-port absorbs messages in arrival order;
  * - recv: CPU oRecv once its message is absorbed; reduce (k−1)·count·γ; copy b·c.
  * Every step carries the breakdown of the critical path that ends with it (skew,
  * CPU, NIC, γ, host–NIC sync, noise, α, β, queueing), so the collective's critical
- * path is known without storing the DAG. Ranks' schedules are generated when the
- * rank starts and dropped when it finishes. State is in typed arrays; events are
- * integers in one heap; there are no per-event closures.
+ * path is known without storing the DAG. Schedules are generated when a rank starts
+ * and released when it finishes (ScheduleStore). Rank starts are merged from a
+ * sorted list instead of the heap, so the heap holds only events in flight.
  */
 import { DeadlockError, ScheduleError } from '../core/errors.js';
 import type { RankSchedule } from '../schedule/types.js';
-import {
-  CompiledRank,
-  K_RECV,
-  K_REDUCE,
-  K_SEND,
-  P_ALPHA,
-  P_BETA,
-  P_CPU,
-  P_GAMMA,
-  P_NIC,
-  P_NOISE,
-  P_QUEUE,
-  P_SKEW,
-  P_SYNC,
-  PATH,
-} from './compiled.js';
-import { EventQueue } from './event-queue.js';
+import { EventQueue, KEY_CLASS } from './event-queue.js';
 import type { Network } from './network.js';
 import type { NoiseModel } from './noise.js';
 import { mixSeed, nextUniform } from './random.js';
+import * as S from './store.js';
 
-export const EV_START = 0;
-export const EV_ENABLE = 1;
-export const EV_DONE = 2;
-export const EV_ARRIVE = 3;
-export const EV_MSGDONE = 4;
-export const EV_HOP = 5;
-export const EV_DISPATCH = 7;
-export const EV_TRAFFIC = 8;
-export const EV_HW = 9;
+// Local copies of hot constants (module-local consts are cheaper than imported bindings under some loaders).
+const PATH = S.PATH;
+const K_SEND = S.K_SEND;
+const K_RECV = S.K_RECV;
+const K_REDUCE = S.K_REDUCE;
+const P_SKEW = S.P_SKEW;
+const P_CPU = S.P_CPU;
+const P_NIC = S.P_NIC;
+const P_GAMMA = S.P_GAMMA;
+const P_SYNC = S.P_SYNC;
+const P_NOISE = S.P_NOISE;
+const P_ALPHA = S.P_ALPHA;
+const P_BETA = S.P_BETA;
+const P_QUEUE = S.P_QUEUE;
+const RI = S.RI;
+const R_STATE = S.R_STATE;
+const R_RUN = S.R_RUN;
+const R_LAST = S.R_LAST;
+const R_OFFI = S.R_OFFI;
+const R_OFFF = S.R_OFFF;
+const R_N = S.R_N;
+const R_HEAP = S.R_HEAP;
+const R_DONE = S.R_DONE;
+const R_INTERIOR = S.R_INTERIOR;
+const R_ARRCNT = S.R_ARRCNT;
+const R_NIC = S.R_NIC;
+const R_PEND = S.R_PEND;
+const R_NODE = S.R_NODE;
+const R_SOCKET = S.R_SOCKET;
+const RD = S.RD;
+const D_CPU = S.D_CPU;
+const D_OUT = S.D_OUT;
+const D_IN = S.D_IN;
+const D_START = S.D_START;
+const D_END = S.D_END;
+const D_ARRMIN = S.D_ARRMIN;
+
+const EV_ENABLE = 1;
+const EV_DONE = 2;
+const EV_ARRIVE = 3;
+const EV_MSGDONE = 4;
+const EV_HOP = 5;
+const EV_DISPATCH = 7;
+const EV_TRAFFIC = 8;
+const EV_HW = 9;
 
 const ST_IDLE = 0;
 const ST_STARTING = 1;
@@ -61,10 +83,16 @@ export const C_SOCKET = 0;
 export const C_NODE = 1;
 export const C_NETWORK = 2;
 
-/** Primary keys of event classes at equal times (docs/cost-semantics.md rule 7). */
-const PK_NET = 2 ** 31;
-const PK_ARRIVE = 2 * 2 ** 31;
-const PK_DECIDE = 3 * 2 ** 31;
+/**
+ * Event key classes at equal times (docs/cost-semantics.md rule 7): completions and
+ * rank events (class 0, by insertion), network hops (1, by insertion), arrivals
+ * (2, by sender rank · 2^21 + sender step), CPU decisions (3, by rank).
+ */
+const K_NET = KEY_CLASS;
+const K_ARRIVE = 2 * KEY_CLASS;
+const K_DECIDE = 3 * KEY_CLASS;
+const RANK_STRIDE = 2 ** 21;
+const arrivalKey = (src: number, step: number): number => K_ARRIVE + src * RANK_STRIDE + (step < RANK_STRIDE ? step : RANK_STRIDE - 1);
 
 const MK_COLL = 0;
 const MK_TRAFFIC = 1;
@@ -114,9 +142,9 @@ export interface EngineConfig {
   readonly elementSize: number;
   /** Schedule of a rank (called once, when the rank starts). */
   readonly source: (rank: number) => RankSchedule;
-  /** Links with contention (undefined: contention-free, α refined by route hops when `routeNetwork` is set). */
+  /** Links with contention (undefined: contention-free). */
   readonly network?: Network;
-  /** Network used only for hop counts in contention-free mode. */
+  /** Contention-free mode: network used only to add hops × hop latency to α. */
   readonly routeNetwork?: Network;
   readonly noise?: NoiseModel;
   /** Start time of each rank (arrival skew); default 0. */
@@ -129,11 +157,13 @@ export interface EngineConfig {
   readonly onProgress?: (events: number, time: number) => void;
   /** A simulator-level algorithm replacing the schedules (hardware collectives). */
   readonly plugin?: EnginePlugin;
+  /** Expected number of steps over all ranks (sizes the schedule arenas). */
+  readonly stepsHint?: number;
 }
 
 /** Hooks for simulator-level algorithms (hardware collectives). */
 export interface EnginePlugin {
-  /** Called once before the run; schedule EV_HW events with engine.pushHw. */
+  /** Called once before the run; schedule events with engine.pushHw. */
   start(e: Engine): void;
   onEvent(e: Engine, t: number, a: number, b: number): void;
 }
@@ -162,6 +192,8 @@ export interface EngineResult {
   readonly events: number;
   readonly messages: number;
   readonly steps: number;
+  /** Largest number of rank schedules alive at once. */
+  readonly peakLiveRanks: number;
   /** Resource busy times summed over all ranks / nodes / links (s). */
   readonly busy: { readonly host: number; readonly nic: number; readonly links: number; readonly noise: number; readonly trafficPackets: number };
   readonly timeline?: readonly TimelineRecord[];
@@ -173,18 +205,10 @@ export class Engine {
   readonly cfg: EngineConfig;
   readonly q = new EventQueue(4096);
   readonly P: number;
-  // Per rank.
-  private readonly state: Uint8Array;
-  private readonly running: Int32Array;
-  private readonly lastStep: Int32Array;
-  private readonly pendingDispatch: Uint8Array;
-  private readonly onNic: Uint8Array;
-  private readonly cpuFree: Float64Array;
-  private readonly outFree: Float64Array;
-  private readonly inFree: Float64Array;
-  readonly rankStart: Float64Array;
-  readonly rankEnd: Float64Array;
-  private readonly compiled: (CompiledRank | undefined)[];
+  private readonly st: S.ScheduleStore;
+  /** Per-rank records (ScheduleStore.R / .D): state, running step, last step, queued arrivals, CPU/port free times, start/end, … */
+  private readonly R: Int32Array;
+  private readonly D: Float64Array;
   private readonly pending = new Map<number, number[]>();
   // Per node.
   private readonly nicFree: Float64Array;
@@ -193,6 +217,7 @@ export class Engine {
   private readonly maxLinkBeta: number;
   /** Largest per-byte time of node links (the only links of a two-hop route). */
   private readonly nodeLinkBeta: number;
+  private readonly hopLatency: number;
   // Message pool.
   private mCap = 0;
   private mTop = 0;
@@ -224,6 +249,7 @@ export class Engine {
   private bestTime = -Infinity;
   private bestRank = -1;
   private readonly bestPath = new Float64Array(PATH);
+  private peakLive = 0;
   private messages = 0;
   private stepsRun = 0;
   private hostBusy = 0;
@@ -231,33 +257,42 @@ export class Engine {
   private linkBusy = 0;
   private readonly timeline: TimelineRecord[] | undefined;
   private readonly tmpPath = new Float64Array(PATH);
-  private now = 0;
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
     const P = cfg.P;
     this.P = P;
-    this.state = new Uint8Array(P);
-    this.running = new Int32Array(P).fill(-1);
-    this.lastStep = new Int32Array(P).fill(-1);
-    this.pendingDispatch = new Uint8Array(P);
-    this.onNic = new Uint8Array(P);
-    this.cpuFree = new Float64Array(P);
-    this.outFree = new Float64Array(P).fill(-Infinity);
-    this.inFree = new Float64Array(P).fill(-Infinity);
-    this.rankStart = new Float64Array(P);
-    this.rankEnd = new Float64Array(P).fill(NaN);
-    this.compiled = new Array<CompiledRank | undefined>(P);
+    this.st = new S.ScheduleStore(P, cfg.stepsHint ?? 0, cfg.stepsHint ?? 0);
+    const R = this.st.R;
+    const D = this.st.D;
+    this.R = R;
+    this.D = D;
+    for (let r = 0; r < P; r++) {
+      const b = r * RI;
+      R[b + R_RUN] = -1;
+      R[b + R_LAST] = -1;
+      R[b + R_NODE] = cfg.rankNode[r];
+      R[b + R_SOCKET] = cfg.rankSocket[r];
+      const d = r * RD;
+      D[d + D_CPU] = -Infinity;
+      D[d + D_OUT] = -Infinity;
+      D[d + D_IN] = -Infinity;
+      D[d + D_END] = NaN;
+      D[d + D_ARRMIN] = Infinity;
+    }
     this.nicFree = new Float64Array(cfg.nodes).fill(-Infinity);
     const net = cfg.network;
     this.linkFree = new Float64Array(net ? net.linkCount : 0).fill(-Infinity);
-    let mb = 0;
     const rn = net ?? cfg.routeNetwork;
-    if (rn) for (let i = 0; i < rn.linkBeta.length; i++) mb = Math.max(mb, rn.linkBeta[i]);
-    this.maxLinkBeta = mb;
+    let mb = 0;
     let nb = 0;
-    if (rn) for (let i = 0; i < Math.min(2 * cfg.nodes, rn.linkBeta.length); i++) nb = Math.max(nb, rn.linkBeta[i]);
+    if (rn) {
+      for (let i = 0; i < rn.linkBeta.length; i++) mb = Math.max(mb, rn.linkBeta[i]);
+      for (let i = 0; i < Math.min(2 * cfg.nodes, rn.linkBeta.length); i++) nb = Math.max(nb, rn.linkBeta[i]);
+    }
+    this.maxLinkBeta = mb;
     this.nodeLinkBeta = nb;
+    this.hopLatency = rn && rn.linkLatency.length > 0 ? rn.linkLatency[0] : 0;
     this.maxHops = net ? net.maxHops : 0;
     this.growMessages(1024);
     const N = cfg.nodes;
@@ -271,7 +306,6 @@ export class Engine {
   // ---------------------------------------------------------------- messages
 
   private growMessages(cap: number): void {
-    const old = this.mCap;
     const g32 = (a: Int32Array, w = 1): Int32Array => {
       const b = new Int32Array(cap * w);
       b.set(a);
@@ -302,7 +336,6 @@ export class Engine {
     fl.set(this.mFreeList.subarray(0, this.mFreeN));
     this.mFreeList = fl;
     this.mCap = cap;
-    void old;
   }
 
   private allocMsg(): number {
@@ -315,7 +348,7 @@ export class Engine {
     this.mFreeList[this.mFreeN++] = m;
   }
 
-  // ---------------------------------------------------------------- public helpers for plugins
+  // ---------------------------------------------------------------- helpers for plugins
 
   /** Schedule a plugin event. */
   pushHw(t: number, a: number, b: number): void {
@@ -325,9 +358,10 @@ export class Engine {
 
   /** Host CPU work of rank r from t (with noise); returns the end. */
   hostWork(r: number, t: number, work: number): number {
-    const start = Math.max(t, this.cpuFree[r]);
+    const d = r * RD + D_CPU;
+    const start = Math.max(t, this.D[d]);
     const end = work > 0 && this.cfg.noise ? this.cfg.noise.stretch(r, start, work) : start + work;
-    this.cpuFree[r] = end;
+    this.D[d] = end;
     this.hostBusy += end - start;
     return end;
   }
@@ -341,10 +375,15 @@ export class Engine {
     return start;
   }
 
-  /** Mark rank r finished at t with the given critical-path breakdown (plugins). */
+  /** Mark rank r finished at t with the given critical-path breakdown. */
+  /** Start time of rank r (its arrival). */
+  startOf(r: number): number {
+    return this.D[r * RD + D_START];
+  }
+
   finishRankAt(r: number, t: number, path: Float64Array): void {
-    this.state[r] = ST_DONE;
-    this.rankEnd[r] = t;
+    this.R[r * RI + R_STATE] = ST_DONE;
+    this.D[r * RD + D_END] = t;
     this.finished++;
     if (t > this.bestTime) {
       this.bestTime = t;
@@ -360,54 +399,65 @@ export class Engine {
     const P = this.P;
     const q = this.q;
     const skew = cfg.skew;
-    for (let r = 0; r < P; r++) {
-      const t0 = skew ? skew[r] : 0;
-      this.rankStart[r] = t0;
+    // Ranks start in order of start time (then rank): a sorted cursor, not heap events.
+    let order: Int32Array | undefined;
+    const D = this.D;
+    if (skew) {
+      for (let r = 0; r < P; r++) D[r * RD + D_START] = skew[r];
+      const idx = Array.from({ length: P }, (_, i) => i).sort((a, b) => skew[a] - skew[b] || a - b);
+      order = Int32Array.from(idx);
     }
+    let cursor = cfg.plugin ? P : 0;
     if (cfg.plugin) cfg.plugin.start(this);
-    else {
-      for (let r = 0; r < P; r++) {
-        this.collPending++;
-        q.push(this.rankStart[r], EV_START, r, 0);
-      }
-    }
     if (cfg.traffic && cfg.network) {
-      for (let n = 0; n < cfg.nodes; n++) q.pushKeyed(-cfg.traffic.warmup, EV_TRAFFIC, n, 0, PK_NET, n);
+      for (let n = 0; n < cfg.nodes; n++) q.pushKeyed(-cfg.traffic.warmup, EV_TRAFFIC, n, 0, K_NET + n);
     }
     const maxEvents = cfg.maxEvents ?? Number.MAX_SAFE_INTEGER;
     let events = 0;
-    const progressEvery = 1 << 20;
+    let nextProgress = 1 << 20;
+    const mKind = this.mKind;
+    const R = this.R;
     while (this.finished < P) {
-      if (this.collPending === 0) break; // only background traffic (or nothing) left: deadlock
+      if (cursor < P) {
+        const r = order ? order[cursor] : cursor;
+        const ts = D[r * RD + D_START];
+        if (ts <= q.peekTime()) {
+          cursor++;
+          events++;
+          this.onStart(r, ts);
+          continue;
+        }
+      }
+      if (this.collPending === 0) break; // nothing but background traffic left: deadlock
       if (!q.pop()) break;
       const t = q.popTime;
       const kind = q.popKind;
       const a = q.popA;
       const b = q.popB;
-      this.now = t;
-      if (kind !== EV_TRAFFIC && !(kind === EV_HOP && this.mKind[a] === MK_TRAFFIC) && !(kind === EV_ARRIVE && this.mKind[a] === MK_TRAFFIC)) {
-        this.collPending--;
-      }
+      if (kind !== EV_TRAFFIC && !((kind === EV_HOP || kind === EV_ARRIVE) && this.mKind[a] === MK_TRAFFIC)) this.collPending--;
       events++;
       switch (kind) {
         case EV_DISPATCH:
-          this.pendingDispatch[a] = 0;
+          R[a * RI + R_PEND] = 0;
           this.dispatch(a, t, true);
           break;
         case EV_DONE:
-          this.onDone(a, b, t);
+          R[a * RI + R_RUN] = -1;
+          if (!this.settle(a, b, t)) this.dispatch(a, t, false);
           break;
         case EV_ARRIVE:
-          this.onArrive(a, t);
+          if (mKind[a] === MK_TRAFFIC) this.trafficArrived(a, t);
+          else {
+            this.arrivalPopped(this.mDst[a], t);
+            this.onArrive(a, t);
+          }
           break;
         case EV_MSGDONE:
+          this.arrivalPopped(this.mDst[a], t);
           this.deliver(a, t);
           break;
         case EV_HOP:
           this.onHop(a, t);
-          break;
-        case EV_START:
-          this.onStart(a, t);
           break;
         case EV_ENABLE:
           this.onEnable(a, t);
@@ -419,21 +469,29 @@ export class Engine {
           cfg.plugin!.onEvent(this, t, a, b);
           break;
       }
-      if (events % progressEvery === 0) {
+      if (events >= nextProgress) {
+        nextProgress += 1 << 20;
         cfg.onProgress?.(events, t);
         if (events >= maxEvents) throw new ScheduleError(`simulation stopped after ${events} events (limit ${maxEvents})`);
       }
     }
     if (this.finished < P) this.reportDeadlock();
+    const start = new Float64Array(P);
+    const end = new Float64Array(P);
+    for (let r = 0; r < P; r++) {
+      start[r] = D[r * RD + D_START];
+      end[r] = D[r * RD + D_END];
+    }
     return {
-      end: this.rankEnd,
-      start: this.rankStart,
+      end,
+      start,
       time: this.bestTime,
       lastRank: this.bestRank,
       path: this.bestPath,
       events,
       messages: this.messages,
       steps: this.stepsRun,
+      peakLiveRanks: this.peakLive,
       busy: {
         host: this.hostBusy,
         nic: this.nicBusy,
@@ -446,29 +504,37 @@ export class Engine {
   }
 
   private reportDeadlock(): never {
+    const st = this.st;
+    const R = this.R;
     const stuck: { rank: number; step: number; description: string }[] = [];
     for (let r = 0; r < this.P && stuck.length < 64; r++) {
-      if (this.state[r] === ST_DONE) continue;
-      const cr = this.compiled[r];
-      if (!cr) {
+      const state = R[r * RI + R_STATE];
+      if (state === ST_DONE) continue;
+      if (state === ST_IDLE) {
         stuck.push({ rank: r, step: -1, description: 'never started' });
         continue;
       }
-      const I = cr.I;
+      const I = st.I;
+      const o = R[r * RI + R_OFFI];
+      const n = R[r * RI + R_N];
       const before = stuck.length;
       let firstBlocked = -1;
-      for (let i = 0; i < cr.n && stuck.length < 64; i++) {
-        const rem = I[cr.oRem + i];
+      for (let i = 0; i < n && stuck.length < 64; i++) {
+        const rem = I[o + 3 * n + i];
         if (rem <= 0) continue;
         if (firstBlocked < 0) firstBlocked = i;
-        // A receive whose only unmet condition is its message (aux marks a matched message).
-        if (I[i] === K_RECV && rem === 1 && I[cr.oAux + i] === 0) {
-          stuck.push({ rank: r, step: i, description: `recv ${cr.F[i]} B <- ${I[cr.oPeer + i]}: the message is never sent` });
+        // A receive whose only unmet condition is its message.
+        if (I[o + i] === K_RECV && rem === 1 && I[o + 2 * n + i] === 0) {
+          stuck.push({ rank: r, step: i, description: `recv ${st.F[R[r * RI + R_OFFF] + i]} B <- ${I[o + n + i]}: the message is never sent` });
         }
       }
       if (stuck.length === before && firstBlocked >= 0) {
         const i = firstBlocked;
-        stuck.push({ rank: r, step: i, description: `${KIND_NAMES[I[i]]} waits for ${I[cr.oRem + i]} unmet dependencies (${cr.done}/${cr.n} steps done)` });
+        stuck.push({
+          rank: r,
+          step: i,
+          description: `${KIND_NAMES[I[o + i]]} waits for ${I[o + 3 * n + i]} unmet dependencies (${R[r * RI + R_DONE]}/${n} steps done)`,
+        });
       }
     }
     throw new DeadlockError(stuck);
@@ -478,15 +544,18 @@ export class Engine {
 
   private onStart(r: number, t: number): void {
     const cfg = this.cfg;
-    const cr = new CompiledRank(cfg.source(r), cfg.elementSize);
-    this.compiled[r] = cr;
-    this.state[r] = ST_STARTING;
-    const nic = cfg.mode === 'offload' || (cfg.mode === 'intermediate' && cr.interior);
-    this.onNic[r] = nic ? 1 : 0;
-    const F = cr.F;
-    const sp = cr.oStartPath;
+    const st = this.st;
+    st.load(r, cfg.source(r), cfg.elementSize);
+    if (st.live > this.peakLive) this.peakLive = st.live;
+    const R = this.R;
+    const b = r * RI;
+    R[b + R_STATE] = ST_STARTING;
+    const nic = cfg.mode === 'offload' || (cfg.mode === 'intermediate' && R[b + R_INTERIOR] === 1);
+    R[b + R_NIC] = nic ? 1 : 0;
+    const F = st.F;
+    const sp = R[b + R_OFFF] + R[b + R_N] * (2 + PATH);
     F[sp + P_SKEW] = t;
-    this.cpuFree[r] = t;
+    this.D[r * RD + D_CPU] = t;
     const work = cfg.callOverhead + (nic ? cfg.nicStartup : 0);
     let e = t;
     if (work > 0) {
@@ -503,130 +572,158 @@ export class Engine {
   }
 
   private onEnable(r: number, t: number): void {
-    const cr = this.compiled[r]!;
-    this.state[r] = ST_RUNNING;
-    const I = cr.I;
-    const F = cr.F;
-    for (let i = 0; i < cr.n; i++) {
-      if (I[cr.oRem + i] === 0) {
-        F[cr.oReady + i] = t;
-        I[cr.oFrom + i] = -1;
-        cr.pushReady(i);
+    const st = this.st;
+    const R = this.R;
+    const b = r * RI;
+    R[b + R_STATE] = ST_RUNNING;
+    const I = st.I;
+    const F = st.F;
+    const o = R[b + R_OFFI];
+    const of = R[b + R_OFFF];
+    const n = R[b + R_N];
+    for (let i = 0; i < n; i++) {
+      if (I[o + 3 * n + i] === 0) {
+        F[of + n + i] = t;
+        I[o + 4 * n + i] = -1;
+        st.pushReady(r, i);
       }
     }
     const pend = this.pending.get(r);
     if (pend) {
       this.pending.delete(r);
       for (let j = 0; j < pend.length; j += 4 + PATH) {
-        this.tmpPath.set(pend.slice(j + 4, j + 4 + PATH));
-        this.matchMessage(r, cr, pend[j], pend[j + 1], pend[j + 2], pend[j + 3], this.tmpPath, 0);
+        for (let i = 0; i < PATH; i++) this.tmpPath[i] = pend[j + 4 + i];
+        this.matchMessage(r, pend[j], pend[j + 1], pend[j + 2], pend[j + 3], this.tmpPath, 0);
       }
     }
-    if (cr.n === 0) {
-      this.beginFinish(r, t, F, cr.oStartPath);
+    if (n === 0) {
+      this.beginFinish(r, t, of + n * (2 + PATH));
       return;
     }
     this.dispatch(r, t, false);
   }
 
   /** All steps done at t: finish now (host rank) or after the host takes the result back (NIC rank). */
-  private beginFinish(r: number, t: number, F: Float64Array, pathOff: number): void {
+  private beginFinish(r: number, t: number, pathOff: number): void {
     const cfg = this.cfg;
-    this.state[r] = ST_FINISHING;
+    this.R[r * RI + R_STATE] = ST_FINISHING;
     const tp = this.tmpPath;
+    const F = this.st.F;
     for (let i = 0; i < PATH; i++) tp[i] = F[pathOff + i];
     let e = t;
-    if (this.onNic[r] && cfg.nicCompletion > 0) {
-      const start = Math.max(t, this.cpuFree[r]);
+    if (this.R[r * RI + R_NIC] && cfg.nicCompletion > 0) {
+      const start = Math.max(t, this.D[r * RD + D_CPU]);
       e = this.hostWork(r, t, cfg.nicCompletion);
       tp[P_QUEUE] += start - t;
       tp[P_SYNC] += cfg.nicCompletion;
       tp[P_NOISE] += e - start - cfg.nicCompletion;
       this.record(r, -1, 'finish', false, start, e, -1, 0);
     }
-    this.compiled[r] = undefined;
+    this.st.release(r);
     this.finishRankAt(r, e, tp);
   }
 
   // ---------------------------------------------------------------- steps
 
+  private arrivalQueued(r: number, t: number): void {
+    this.R[r * RI + R_ARRCNT]++;
+    const d = r * RD + D_ARRMIN;
+    if (t < this.D[d]) this.D[d] = t;
+  }
+
+  private arrivalPopped(r: number, t: number): void {
+    // Events leave in time order, so t stays a lower bound of the rank's queued arrivals.
+    this.D[r * RD + D_ARRMIN] = --this.R[r * RI + R_ARRCNT] === 0 ? Infinity : t;
+  }
+
+  /**
+   * Let rank r's CPU take its lowest startable step at t. Unless forced (a deferred
+   * decision), the decision waits for the end of the instant when an arrival for r
+   * may still be queued at t: arrivals precede CPU decisions (rule 7). Other ranks'
+   * events at t cannot change r's choice.
+   */
   private dispatch(r: number, t: number, force: boolean): void {
-    if (this.running[r] >= 0 || this.state[r] !== ST_RUNNING) return;
-    const cr = this.compiled[r]!;
-    while (cr.heapSize > 0) {
-      if (!force && this.q.peekTime() <= t) {
-        if (!this.pendingDispatch[r]) {
-          this.pendingDispatch[r] = 1;
+    const R = this.R;
+    const b = r * RI;
+    if (R[b + R_RUN] >= 0 || R[b + R_STATE] !== ST_RUNNING) return;
+    const st = this.st;
+    while (R[b + R_HEAP] > 0) {
+      if (!force && R[b + R_ARRCNT] > 0 && this.D[r * RD + D_ARRMIN] <= t) {
+        if (!R[b + R_PEND]) {
+          R[b + R_PEND] = 1;
           this.collPending++;
-          this.q.pushKeyed(t, EV_DISPATCH, r, 0, PK_DECIDE + r, 0);
+          this.q.pushKeyed(t, EV_DISPATCH, r, 0, K_DECIDE + r * RANK_STRIDE);
         }
         return;
       }
-      const step = cr.popReady();
-      if (!this.execute(r, cr, step, t)) return;
-      if (this.settle(r, cr, step, t)) return;
+      const step = st.popReady(r);
+      if (!this.execute(r, step, t)) return;
+      if (this.settle(r, step, t)) return;
     }
-  }
-
-  private onDone(r: number, step: number, t: number): void {
-    this.running[r] = -1;
-    const cr = this.compiled[r]!;
-    if (this.settle(r, cr, step, t)) return;
-    this.dispatch(r, t, false);
   }
 
   /** Step completed at t: release dependents; true when the rank is finished. */
-  private settle(r: number, cr: CompiledRank, step: number, t: number): boolean {
-    this.lastStep[r] = step;
-    const I = cr.I;
-    const F = cr.F;
-    const e = I[cr.oDstart + step + 1];
-    for (let j = I[cr.oDstart + step]; j < e; j++) {
-      const d = I[cr.oDlist + j];
-      if (--I[cr.oRem + d] === 0) {
-        F[cr.oReady + d] = t;
-        I[cr.oFrom + d] = step;
-        cr.pushReady(d);
+  private settle(r: number, step: number, t: number): boolean {
+    const R = this.R;
+    const b = r * RI;
+    R[b + R_LAST] = step;
+    const st = this.st;
+    const I = st.I;
+    const F = st.F;
+    const o = R[b + R_OFFI];
+    const of = R[b + R_OFFF];
+    const n = R[b + R_N];
+    const oRem = o + 3 * n;
+    const oDstart = o + 5 * n;
+    const oDlist = o + 6 * n + 1;
+    const e = I[oDstart + step + 1];
+    for (let j = I[oDstart + step]; j < e; j++) {
+      const d = I[oDlist + j];
+      if (--I[oRem + d] === 0) {
+        F[of + n + d] = t;
+        I[o + 4 * n + d] = step;
+        st.pushReady(r, d);
       }
     }
-    I[cr.oRem + step] = -1; // done
-    if (++cr.done === cr.n) {
-      this.beginFinish(r, t, F, cr.oPath + step * PATH);
+    I[oRem + step] = -1;
+    if (++R[b + R_DONE] === n) {
+      this.beginFinish(r, t, of + 2 * n + step * PATH);
       return true;
     }
     return false;
   }
 
   /** Start `step` at t; true when it completed at once (zero duration). */
-  private execute(r: number, cr: CompiledRank, step: number, t: number): boolean {
+  private execute(r: number, step: number, t: number): boolean {
     const cfg = this.cfg;
-    const I = cr.I;
-    const F = cr.F;
-    const kind = I[step];
-    const nic = this.onNic[r] === 1;
+    const st = this.st;
+    const R = this.R;
+    const b = r * RI;
+    const I = st.I;
+    const F = st.F;
+    const o = R[b + R_OFFI];
+    const of = R[b + R_OFFF];
+    const n = R[b + R_N];
+    const kind = I[o + step];
+    const nic = R[b + R_NIC] === 1;
     const c = nic ? cfg.nic : cfg.host;
     let start = t;
-    const node = cfg.rankNode[r];
+    const node = R[b + R_NODE];
     if (nic && this.nicFree[node] > t) start = this.nicFree[node];
     let work: number;
     let part: number;
-    switch (kind) {
-      case K_SEND:
-        work = c.oSend;
-        part = nic ? P_NIC : P_CPU;
-        break;
-      case K_RECV:
-        work = c.oRecv;
-        part = nic ? P_NIC : P_CPU;
-        break;
-      case K_REDUCE:
-        work = F[step] * c.gamma;
-        part = P_GAMMA;
-        break;
-      default:
-        work = F[step] * c.copyPerByte;
-        part = P_GAMMA;
-        break;
+    if (kind === K_SEND) {
+      work = c.oSend;
+      part = nic ? P_NIC : P_CPU;
+    } else if (kind === K_RECV) {
+      work = c.oRecv;
+      part = nic ? P_NIC : P_CPU;
+    } else if (kind === K_REDUCE) {
+      work = F[of + step] * c.gamma;
+      part = P_GAMMA;
+    } else {
+      work = F[of + step] * c.copyPerByte;
+      part = P_GAMMA;
     }
     let end = start + work;
     if (!nic && work > 0 && cfg.noise) end = cfg.noise.stretch(r, start, work);
@@ -635,26 +732,25 @@ export class Engine {
       this.nicBusy += end - start;
     } else this.hostBusy += end - start;
     this.stepsRun++;
-    // Critical path: the step's predecessor is what made it ready, unless the executor was busy.
-    const po = cr.oPath + step * PATH;
+    // Critical path: the predecessor is what made the step ready, unless the executor was busy.
+    const oPath = of + 2 * n;
+    const po = oPath + step * PATH;
     let base: number;
-    let baseArr: Float64Array = F;
-    if (t === F[cr.oReady + step]) {
-      const from = I[cr.oFrom + step];
-      base = from >= 0 ? cr.oPath + from * PATH : from === -1 ? cr.oStartPath : po;
+    if (t === F[of + n + step]) {
+      const from = I[o + 4 * n + step];
+      base = from >= 0 ? oPath + from * PATH : from === -1 ? oPath + n * PATH : po;
     } else {
-      const last = this.lastStep[r];
-      base = last >= 0 ? cr.oPath + last * PATH : cr.oStartPath;
+      const last = R[b + R_LAST];
+      base = last >= 0 ? oPath + last * PATH : oPath + n * PATH;
     }
-    if (base !== po) for (let i = 0; i < PATH; i++) F[po + i] = baseArr[base + i];
-    baseArr = F;
+    if (base !== po) for (let i = 0; i < PATH; i++) F[po + i] = F[base + i];
     F[po + P_QUEUE] += start - t;
     F[po + part] += work;
     F[po + P_NOISE] += end - start - work;
-    if (this.timeline) this.record(r, step, KIND_NAMES[kind], nic, start, end, I[cr.oPeer + step], kind === K_REDUCE ? F[step] : F[step]);
-    if (kind === K_SEND) this.send(r, cr, step, end, po);
+    if (this.timeline) this.record(r, step, KIND_NAMES[kind], nic, start, end, I[o + n + step], F[of + step]);
+    if (kind === K_SEND) this.send(r, step, end, po);
     if (end > t) {
-      this.running[r] = step;
+      R[b + R_RUN] = step;
       this.collPending++;
       this.q.push(end, EV_DONE, r, step);
       return false;
@@ -662,28 +758,31 @@ export class Engine {
     return true;
   }
 
-  private classOf(a: number, b: number): number {
-    const na = this.cfg.rankNode[a];
-    const nb = this.cfg.rankNode[b];
-    if (na !== nb) return C_NETWORK;
-    return this.cfg.rankSocket[a] === this.cfg.rankSocket[b] ? C_SOCKET : C_NODE;
-  }
-
-  private send(r: number, cr: CompiledRank, step: number, end: number, po: number): void {
+  private send(r: number, step: number, end: number, po: number): void {
     const cfg = this.cfg;
-    const I = cr.I;
-    const F = cr.F;
-    const dst = I[cr.oPeer + step];
-    const bytes = F[step];
-    const cls = this.classOf(r, dst);
+    const st = this.st;
+    const R = this.R;
+    const D = this.D;
+    const rb = r * RI;
+    const I = st.I;
+    const F = st.F;
+    const o = R[rb + R_OFFI];
+    const n = R[rb + R_N];
+    const dst = I[o + n + step];
+    const db = dst * RI;
+    const bytes = F[R[rb + R_OFFF] + step];
+    const na = R[rb + R_NODE];
+    const nb = R[db + R_NODE];
+    const cls = na !== nb ? C_NETWORK : R[rb + R_SOCKET] === R[db + R_SOCKET] ? C_SOCKET : C_NODE;
     const beta = cfg.beta[cls];
-    const s = Math.max(end, this.outFree[r]);
-    this.outFree[r] = s + cfg.gap[cls] + bytes * beta;
+    const of = r * RD + D_OUT;
+    const s = end > D[of] ? end : D[of];
+    D[of] = s + cfg.gap[cls] + bytes * beta;
     const m = this.allocMsg();
     this.messages++;
     this.mSrc[m] = r;
     this.mDst[m] = dst;
-    this.mK[m] = I[cr.oAux + step];
+    this.mK[m] = I[o + 2 * n + step];
     this.mStep[m] = step;
     this.mCls[m] = cls;
     this.mKind[m] = MK_COLL;
@@ -694,17 +793,15 @@ export class Engine {
     MP[mp + P_QUEUE] += s - end;
     let alpha = cfg.alpha[cls];
     if (cls === C_NETWORK && cfg.busCrossing > 0) {
-      if (this.onNic[r]) alpha -= cfg.busCrossing;
-      if (this.state[dst] !== ST_IDLE ? this.onNic[dst] : cfg.mode === 'offload') alpha -= cfg.busCrossing;
+      if (R[rb + R_NIC]) alpha -= cfg.busCrossing;
+      if (R[db + R_STATE] !== ST_IDLE ? R[db + R_NIC] : cfg.mode === 'offload') alpha -= cfg.busCrossing;
     }
     const net = cfg.network;
     if (cls === C_NETWORK && net) {
       // Into the network: the head reaches the first link after the endpoint latency.
       this.mWire[m] = bytes;
-      const src = cfg.rankNode[r];
-      const dn = cfg.rankNode[dst];
       const off = m * this.maxHops;
-      const nh = net.route(src, dn, this.mRoute, off, this.linkFree);
+      const nh = net.route(na, nb, this.mRoute, off, this.linkFree);
       this.mNHops[m] = nh;
       let bmax = beta;
       for (let i = 0; i < nh; i++) {
@@ -713,26 +810,26 @@ export class Engine {
       }
       this.mBeff[m] = bmax;
       this.mHop[m] = 0;
-      // Tail of the message leaves the rank's port at s + α + b·β.
+      // The tail leaves the rank's port at s + α + b·β.
       this.mTail[m] = s + alpha + bytes * beta;
       MP[mp + P_ALPHA] += alpha;
       this.collPending++;
-      this.q.pushKeyed(s + alpha, EV_HOP, m, 0, PK_NET, this.q.pushed);
+      this.q.pushKeyed(s + alpha, EV_HOP, m, 0, K_NET + this.q.pushed);
       return;
     }
     let lat = alpha;
     let b = beta;
     if (cls === C_NETWORK && cfg.routeNetwork) {
-      const rn = cfg.routeNetwork;
-      const hops = rn.hops(cfg.rankNode[r], cfg.rankNode[dst]);
-      lat += hops * rn.linkLatency[0];
+      const hops = cfg.routeNetwork.hops(na, nb);
+      lat += hops * this.hopLatency;
       const lb = hops <= 2 ? this.nodeLinkBeta : this.maxLinkBeta;
       if (lb > b) b = lb;
     }
     MP[mp + P_ALPHA] += lat;
     MP[mp + P_BETA] += bytes * b;
     this.collPending++;
-    this.q.pushKeyed(s + lat + bytes * b, EV_ARRIVE, m, 0, PK_ARRIVE + r, step);
+    this.arrivalQueued(dst, s + lat + bytes * b);
+    this.q.pushKeyed(s + lat + bytes * b, EV_ARRIVE, m, 0, arrivalKey(r, step));
   }
 
   /** The head of message m reaches link mHop[m] at t. */
@@ -741,26 +838,28 @@ export class Engine {
     const h = this.mHop[m];
     const link = this.mRoute[m * this.maxHops + h];
     const wire = this.mWire[m];
-    const start = Math.max(t, this.linkFree[link]);
+    const lf = this.linkFree[link];
+    const start = lf > t ? lf : t;
     const occ = wire * net.linkBeta[link];
     this.linkFree[link] = start + occ;
     this.linkBusy += occ;
     const lat = net.linkLatency[link];
     let tail = start + occ;
     if (this.mTail[m] > tail) tail = this.mTail[m];
+    const coll = this.mKind[m] === MK_COLL;
     if (h + 1 < this.mNHops[m]) {
       this.mTail[m] = tail + lat;
       this.mHop[m] = h + 1;
-      if (this.mKind[m] === MK_COLL) {
+      if (coll) {
         this.mPath[m * PATH + P_ALPHA] += lat;
         this.mPath[m * PATH + P_QUEUE] += start - t;
         this.collPending++;
       }
-      this.q.pushKeyed(start + lat, EV_HOP, m, 0, PK_NET, this.q.pushed);
+      this.q.pushKeyed(start + lat, EV_HOP, m, 0, K_NET + this.q.pushed);
       return;
     }
     const arrival = tail + lat;
-    if (this.mKind[m] === MK_COLL) {
+    if (coll) {
       const mp = m * PATH;
       const MP = this.mPath;
       MP[mp + P_ALPHA] += lat;
@@ -770,25 +869,25 @@ export class Engine {
       MP[mp + P_BETA] += b;
       MP[mp + P_QUEUE] += arrival - (start + lat) - b;
       this.collPending++;
-    }
-    this.q.pushKeyed(arrival, EV_ARRIVE, m, 0, PK_ARRIVE + this.mSrc[m], this.mStep[m]);
+      this.arrivalQueued(this.mDst[m], arrival);
+      this.q.pushKeyed(arrival, EV_ARRIVE, m, 0, arrivalKey(this.mSrc[m], this.mStep[m]));
+    } else this.q.pushKeyed(arrival, EV_ARRIVE, m, 0, K_NET + this.q.pushed);
   }
 
   /** Message m has fully arrived at its receiver at t: the in-port absorbs it. */
   private onArrive(m: number, t: number): void {
-    if (this.mKind[m] === MK_TRAFFIC) {
-      this.trafficArrived(m, t);
-      return;
-    }
     const dst = this.mDst[m];
     const cls = this.mCls[m];
     const cfg = this.cfg;
-    const done = Math.max(t, this.inFree[dst] + cfg.gap[cls] + this.mBytes[m] * cfg.beta[cls]);
-    this.inFree[dst] = done;
+    const di = dst * RD + D_IN;
+    const via = this.D[di] + cfg.gap[cls] + this.mBytes[m] * cfg.beta[cls];
+    const done = via > t ? via : t;
+    this.D[di] = done;
     if (done > t) {
       this.mPath[m * PATH + P_QUEUE] += done - t;
       this.collPending++;
-      this.q.pushKeyed(done, EV_MSGDONE, m, 0, PK_ARRIVE + this.mSrc[m], this.mStep[m]);
+      this.arrivalQueued(dst, done);
+      this.q.pushKeyed(done, EV_MSGDONE, m, 0, arrivalKey(this.mSrc[m], this.mStep[m]));
       return;
     }
     this.deliver(m, t);
@@ -796,9 +895,9 @@ export class Engine {
 
   private deliver(m: number, t: number): void {
     const dst = this.mDst[m];
-    const st = this.state[dst];
+    const state = this.R[dst * RI + R_STATE];
     const mp = m * PATH;
-    if (st === ST_IDLE || st === ST_STARTING) {
+    if (state === ST_IDLE || state === ST_STARTING) {
       // Receiver not started (skew): keep the message until it is.
       let l = this.pending.get(dst);
       if (!l) this.pending.set(dst, (l = []));
@@ -807,34 +906,38 @@ export class Engine {
       this.freeMsg(m);
       return;
     }
-    if (st !== ST_RUNNING) {
+    if (state !== ST_RUNNING) {
       throw new ScheduleError(
         `rank ${this.mSrc[m]} sent message #${this.mK[m]} (${this.mBytes[m]} B) to rank ${dst}, which has already finished: no matching receive`,
       );
     }
-    const cr = this.compiled[dst]!;
-    this.matchMessage(dst, cr, this.mSrc[m], this.mK[m], this.mBytes[m], t, this.mPath, mp);
+    this.matchMessage(dst, this.mSrc[m], this.mK[m], this.mBytes[m], t, this.mPath, mp);
     this.freeMsg(m);
     this.dispatch(dst, t, false);
   }
 
-  private matchMessage(dst: number, cr: CompiledRank, src: number, k: number, bytes: number, t: number, path: Float64Array, off: number): void {
-    const step = cr.findRecv(src, k);
+  private matchMessage(dst: number, src: number, k: number, bytes: number, t: number, path: Float64Array, off: number): void {
+    const st = this.st;
+    const step = st.findRecv(dst, src, k);
     if (step < 0) {
       throw new ScheduleError(`rank ${src} sent message #${k} (${bytes} B) to rank ${dst}, which has no matching receive`);
     }
-    const I = cr.I;
-    const F = cr.F;
-    I[cr.oAux + step] = 1; // message matched
-    if (F[step] !== bytes) {
-      throw new ScheduleError(`rank ${src} sent ${bytes} B to rank ${dst} but the matching receive (step ${step}) expects ${F[step]} B`);
+    const I = st.I;
+    const F = st.F;
+    const R = this.R;
+    const o = R[dst * RI + R_OFFI];
+    const of = R[dst * RI + R_OFFF];
+    const n = R[dst * RI + R_N];
+    I[o + 2 * n + step] = 1; // message matched
+    if (F[of + step] !== bytes) {
+      throw new ScheduleError(`rank ${src} sent ${bytes} B to rank ${dst} but the matching receive (step ${step}) expects ${F[of + step]} B`);
     }
-    if (--I[cr.oRem + step] === 0) {
-      F[cr.oReady + step] = t;
-      I[cr.oFrom + step] = -2;
-      const po = cr.oPath + step * PATH;
+    if (--I[o + 3 * n + step] === 0) {
+      F[of + n + step] = t;
+      I[o + 4 * n + step] = -2;
+      const po = of + 2 * n + step * PATH;
       for (let i = 0; i < PATH; i++) F[po + i] = path[off + i];
-      cr.pushReady(step);
+      st.pushReady(dst, step);
     }
   }
 
@@ -842,7 +945,6 @@ export class Engine {
 
   private onTraffic(node: number, t: number): void {
     const tr = this.cfg.traffic!;
-    if (this.finished >= this.P) return;
     if (this.tOut[node] >= tr.window) {
       this.tBlocked[node] = 1;
       return;
@@ -871,8 +973,8 @@ export class Engine {
     // Next injection when this packet has left the injection link.
     const inj = this.mRoute[m * this.maxHops];
     const next = Math.max(t, this.linkFree[inj]) + this.mWire[m] * net.linkBeta[inj];
-    this.q.pushKeyed(t, EV_HOP, m, 0, PK_NET, this.q.pushed);
-    this.q.pushKeyed(next, EV_TRAFFIC, node, 0, PK_NET, this.q.pushed);
+    this.q.pushKeyed(t, EV_HOP, m, 0, K_NET + this.q.pushed);
+    this.q.pushKeyed(next, EV_TRAFFIC, node, 0, K_NET + this.q.pushed);
   }
 
   private trafficArrived(m: number, t: number): void {
@@ -881,7 +983,7 @@ export class Engine {
     this.freeMsg(m);
     if (this.tBlocked[src]) {
       this.tBlocked[src] = 0;
-      this.q.pushKeyed(t, EV_TRAFFIC, src, 0, PK_NET, this.q.pushed);
+      this.q.pushKeyed(t, EV_TRAFFIC, src, 0, K_NET + this.q.pushed);
     }
   }
 

@@ -1,32 +1,44 @@
 /**
- * The simulator's event queue: a binary min-heap in parallel typed arrays, keyed by
- * (time, primary key, secondary key). Events pushed with `push` get the primary key
- * 0 and their insertion sequence as secondary key; `pushKeyed` sets both keys, which
+ * The simulator's event queue: a 4-ary min-heap in typed arrays, keyed by (time,
+ * key). The key is one exact integer in a double: class · 2^51 + sub-key. `push`
+ * uses class 0 and the insertion sequence; `pushKeyed` sets class and sub-key, which
  * is how the engine imposes the tie-breaking order of docs/cost-semantics.md
  * (completions, then arrivals by sender rank and step, then CPU decisions by rank).
- * A run is thus a deterministic function of its inputs. No closures, no per-event
- * objects: an event is (kind, a, b) integers plus its time and keys.
+ * A run is thus a deterministic function of its inputs. The heap moves only
+ * (time, key, slot); an event's payload (kind, a, b) sits in a pooled slot. No
+ * closures, no per-event objects.
  */
 
+/** 2^51: the class stride of keys. */
+export const KEY_CLASS = 2 ** 51;
+
 export class EventQueue {
-  private time: Float64Array;
-  private pk: Float64Array;
-  private sk: Float64Array;
-  private kindA: Int32Array;
+  private T: Float64Array;
+  private K: Float64Array;
+  private S: Int32Array;
+  private kind: Uint8Array;
   private argA: Int32Array;
   private argB: Int32Array;
+  private free: Int32Array;
+  private nFree = 0;
+  private top = 0;
   private n = 0;
-  private seq = 0;
-  /** Events pushed so far (for statistics). */
+  /** Events pushed so far (also the insertion sequence). */
   pushed = 0;
+  /** Fields of the event last returned by pop(). */
+  popKind = 0;
+  popA = 0;
+  popB = 0;
+  popTime = 0;
 
   constructor(capacity = 1024) {
-    this.time = new Float64Array(capacity);
-    this.pk = new Float64Array(capacity);
-    this.sk = new Float64Array(capacity);
-    this.kindA = new Int32Array(capacity);
+    this.T = new Float64Array(capacity);
+    this.K = new Float64Array(capacity);
+    this.S = new Int32Array(capacity);
+    this.kind = new Uint8Array(capacity);
     this.argA = new Int32Array(capacity);
     this.argB = new Int32Array(capacity);
+    this.free = new Int32Array(capacity);
   }
 
   get size(): number {
@@ -35,119 +47,105 @@ export class EventQueue {
 
   /** Time of the earliest event (Infinity when empty). */
   peekTime(): number {
-    return this.n > 0 ? this.time[0] : Infinity;
+    return this.n > 0 ? this.T[0] : Infinity;
   }
 
-  /** Fields of the event last returned by pop(). */
-  popKind = 0;
-  popA = 0;
-  popB = 0;
-  popTime = 0;
-
-  /** Push with primary key 0 and the insertion sequence as secondary key. */
+  /** Push in class 0, ordered by insertion among equal times. */
   push(time: number, kind: number, a: number, b: number): void {
-    this.pushKeyed(time, kind, a, b, 0, this.seq++);
+    this.pushKeyed(time, kind, a, b, this.pushed);
   }
 
-  pushKeyed(time: number, kind: number, a: number, b: number, pk: number, sk: number): void {
-    if (this.n === this.time.length) this.grow();
+  /** Push with an explicit key (class · KEY_CLASS + sub-key, an exact integer). */
+  pushKeyed(time: number, kind: number, a: number, b: number, key: number): void {
+    if (this.n === this.T.length) this.grow();
     this.pushed++;
-    // Sift up from the end.
+    const slot = this.nFree > 0 ? this.free[--this.nFree] : this.top++;
+    this.kind[slot] = kind;
+    this.argA[slot] = a;
+    this.argB[slot] = b;
+    const T = this.T;
+    const K = this.K;
+    const S = this.S;
     let i = this.n++;
-    const T = this.time;
-    const PK = this.pk;
-    const SK = this.sk;
     while (i > 0) {
-      const p = (i - 1) >> 1;
+      const p = (i - 1) >> 2;
       const tp = T[p];
-      if (tp < time || (tp === time && (PK[p] < pk || (PK[p] === pk && SK[p] < sk)))) break;
+      if (tp < time || (tp === time && K[p] < key)) break;
       T[i] = tp;
-      PK[i] = PK[p];
-      SK[i] = SK[p];
-      this.kindA[i] = this.kindA[p];
-      this.argA[i] = this.argA[p];
-      this.argB[i] = this.argB[p];
+      K[i] = K[p];
+      S[i] = S[p];
       i = p;
     }
     T[i] = time;
-    PK[i] = pk;
-    SK[i] = sk;
-    this.kindA[i] = kind;
-    this.argA[i] = a;
-    this.argB[i] = b;
+    K[i] = key;
+    S[i] = slot;
   }
 
   /** Remove the earliest event into popTime/popKind/popA/popB; false when empty. */
   pop(): boolean {
     if (this.n === 0) return false;
-    const T = this.time;
-    const PK = this.pk;
-    const SK = this.sk;
-    const KA = this.kindA;
-    const A = this.argA;
-    const B = this.argB;
+    const T = this.T;
+    const K = this.K;
+    const S = this.S;
+    const slot0 = S[0];
     this.popTime = T[0];
-    this.popKind = KA[0];
-    this.popA = A[0];
-    this.popB = B[0];
+    this.popKind = this.kind[slot0];
+    this.popA = this.argA[slot0];
+    this.popB = this.argB[slot0];
+    this.free[this.nFree++] = slot0;
     const last = --this.n;
     if (last === 0) return true;
     const t = T[last];
-    const pk = PK[last];
-    const sk = SK[last];
-    const kd = KA[last];
-    const a = A[last];
-    const b = B[last];
+    const k = K[last];
+    const s = S[last];
     let i = 0;
-    const half = last >> 1;
-    while (i < half) {
-      let c = 2 * i + 1;
-      const r = c + 1;
-      if (r < last && (T[r] < T[c] || (T[r] === T[c] && (PK[r] < PK[c] || (PK[r] === PK[c] && SK[r] < SK[c]))))) c = r;
-      const tc = T[c];
-      if (t < tc || (t === tc && (pk < PK[c] || (pk === PK[c] && sk < SK[c])))) break;
+    while (true) {
+      const c0 = 4 * i + 1;
+      if (c0 >= last) break;
+      let c = c0;
+      let tc = T[c0];
+      let kc = K[c0];
+      const cEnd = c0 + 4 < last ? c0 + 4 : last;
+      for (let j = c0 + 1; j < cEnd; j++) {
+        const tj = T[j];
+        if (tj < tc || (tj === tc && K[j] < kc)) {
+          c = j;
+          tc = tj;
+          kc = K[j];
+        }
+      }
+      if (t < tc || (t === tc && k < kc)) break;
       T[i] = tc;
-      PK[i] = PK[c];
-      SK[i] = SK[c];
-      KA[i] = KA[c];
-      A[i] = A[c];
-      B[i] = B[c];
+      K[i] = kc;
+      S[i] = S[c];
       i = c;
     }
     T[i] = t;
-    PK[i] = pk;
-    SK[i] = sk;
-    KA[i] = kd;
-    A[i] = a;
-    B[i] = b;
+    K[i] = k;
+    S[i] = s;
     return true;
   }
 
-  clear(): void {
-    this.n = 0;
-    this.seq = 0;
-    this.pushed = 0;
-  }
-
   private grow(): void {
-    const cap = this.time.length * 2;
-    const t = new Float64Array(cap);
-    t.set(this.time);
-    this.time = t;
-    const pk = new Float64Array(cap);
-    pk.set(this.pk);
-    this.pk = pk;
-    const sk = new Float64Array(cap);
-    sk.set(this.sk);
-    this.sk = sk;
-    const kd = new Int32Array(cap);
-    kd.set(this.kindA);
-    this.kindA = kd;
-    const a = new Int32Array(cap);
-    a.set(this.argA);
-    this.argA = a;
-    const b = new Int32Array(cap);
-    b.set(this.argB);
-    this.argB = b;
+    const cap = this.T.length * 2;
+    const f64 = (a: Float64Array): Float64Array => {
+      const b = new Float64Array(cap);
+      b.set(a);
+      return b;
+    };
+    const i32 = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.T = f64(this.T);
+    this.K = f64(this.K);
+    this.S = i32(this.S);
+    this.argA = i32(this.argA);
+    this.argB = i32(this.argB);
+    this.free = i32(this.free);
+    const k = new Uint8Array(cap);
+    k.set(this.kind);
+    this.kind = k;
   }
 }

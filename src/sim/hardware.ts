@@ -18,7 +18,7 @@
  */
 import { ArgumentError } from '../core/errors.js';
 import type { CollectiveKind } from '../schedule/types.js';
-import { P_ALPHA, P_BETA, P_CPU, P_NIC, P_NOISE, P_QUEUE, P_SKEW, P_SYNC, PATH } from './compiled.js';
+import { P_ALPHA, P_BETA, P_CPU, P_NIC, P_NOISE, P_QUEUE, P_SKEW, P_SYNC, PATH } from './store.js';
 import type { Engine, EnginePlugin } from './engine.js';
 import type { MachineSpec } from './machine.js';
 import { FatTree, type Network } from './network.js';
@@ -161,9 +161,9 @@ class HwMulticastBcast implements EnginePlugin {
   start(e: Engine): void {
     this.mc = new Multicast(e, this.net, this.placement);
     const call = this.m.host.callOverhead ?? 0;
-    for (let r = 0; r < this.placement.P; r++) this.arrived[r] = e.hostWork(r, e.rankStart[r], call);
+    for (let r = 0; r < this.placement.P; r++) this.arrived[r] = e.hostWork(r, e.startOf(r), call);
     const hw = this.m.hw!;
-    const s = e.rankStart[this.root];
+    const s = e.startOf(this.root);
     this.rootReady = e.hostWork(this.root, this.arrived[this.root], hw.multicastStartup);
     const rp = this.rootPath;
     rp[P_SKEW] = s;
@@ -204,9 +204,9 @@ class HwMulticastBcast implements EnginePlugin {
       const work = hw.deliveryOverhead + (r === this.root ? 0 : copy);
       path.fill(0);
       if (own >= ready) {
-        path[P_SKEW] = e.rankStart[r];
+        path[P_SKEW] = e.startOf(r);
         path[P_CPU] = m.host.callOverhead ?? 0;
-        path[P_NOISE] = own - e.rankStart[r] - path[P_CPU];
+        path[P_NOISE] = own - e.startOf(r) - path[P_CPU];
         ready = own;
       } else {
         path.set(this.rootPath);
@@ -247,7 +247,7 @@ class HwBarrier implements EnginePlugin {
     const work = (this.m.host.callOverhead ?? 0) + hw.barrierEnter;
     this.nodeReady = new Float64Array(this.mc.N).fill(-Infinity);
     for (let r = 0; r < this.placement.P; r++) {
-      const a = e.hostWork(r, e.rankStart[r], work);
+      const a = e.hostWork(r, e.startOf(r), work);
       this.arrived[r] = a;
       const n = this.placement.rankNode[r];
       if (a > this.nodeReady[n]) this.nodeReady[n] = a;
@@ -286,9 +286,9 @@ class HwBarrier implements EnginePlugin {
     for (let r = 0; r < P; r++) {
       const end = e.hostWork(r, release, hw.deliveryOverhead);
       path.fill(0);
-      path[P_SKEW] = e.rankStart[last];
+      path[P_SKEW] = e.startOf(last);
       path[P_CPU] = enter + hw.deliveryOverhead;
-      path[P_NOISE] = this.arrived[last] - e.rankStart[last] - enter + (end - release - hw.deliveryOverhead);
+      path[P_NOISE] = this.arrived[last] - e.startOf(last) - enter + (end - release - hw.deliveryOverhead);
       path[P_NIC] = hw.barrierAttempt;
       path[P_ALPHA] = 4 * lat;
       path[P_QUEUE] = end - path.reduce((s, x) => s + x, 0);

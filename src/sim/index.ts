@@ -7,5 +7,5 @@ export * from './placement.js';
 export * from './stats.js';
 export * from './simulate.js';
 export { HW_ALGORITHMS } from './hardware.js';
-export { PATH_PARTS, type PathPart } from './compiled.js';
+export { PATH_PARTS, type PathPart } from './store.js';
 export { Engine, type EngineConfig, type EngineResult, type TimelineRecord, type ExecutorCosts } from './engine.js';

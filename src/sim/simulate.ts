@@ -15,7 +15,7 @@ import { resolveParams } from '../algorithms/params.js';
 import type { AlgorithmSpec } from '../algorithms/types.js';
 import { makeContext, type ParamValue, type ScheduleContext } from '../schedule/context.js';
 import type { CollectiveKind, RankSchedule } from '../schedule/types.js';
-import { PATH, PATH_PARTS, type PathPart } from './compiled.js';
+import { PATH, PATH_PARTS, type PathPart } from './store.js';
 import { C_NETWORK, C_NODE, C_SOCKET, Engine, type EngineConfig, type EngineResult, type TimelineRecord } from './engine.js';
 import { HW_ALGORITHMS, makeHardwarePlugin } from './hardware.js';
 import { fatTreeLevels, gammaOf, validateMachine, type MachineSpec } from './machine.js';
@@ -127,6 +127,7 @@ interface Prepared {
   readonly network?: Network;
   readonly routeNetwork?: Network;
   readonly memory: number;
+  readonly stepsTotal: number;
   readonly cache?: (RankSchedule | undefined)[];
 }
 
@@ -220,6 +221,7 @@ export function prepare(o: SimOptions): Prepared {
     network,
     routeNetwork,
     memory,
+    stepsTotal,
     cache: cacheOk ? new Array<RankSchedule | undefined>(P) : undefined,
   };
 }
@@ -284,6 +286,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
         }
       : undefined,
     seed,
+    stepsHint: p.stepsTotal,
     timeline: o.timeline && run === 0,
     plugin: p.hw ? makeHardwarePlugin(o.collective, o.algorithm, m, p.placement, p.count * p.elementSize, o.root ?? 0, p.network!) : undefined,
     onProgress: o.onProgress ? (events, simTime) => o.onProgress!({ run, runs: o.runs ?? 1, events, simTime }) : undefined,
