@@ -2,9 +2,13 @@
 import { CollectivesError } from '../core/errors.js';
 import { algorithmsCommand } from './commands/algorithms.js';
 import { scheduleCommand } from './commands/schedule.js';
+import { fitCommand } from './commands/fit.js';
+import { modelCommand } from './commands/model.js';
+import { reproduceCommand } from './commands/reproduce.js';
+import { tuneCommand } from './commands/tune.js';
 import type { Command } from './command.js';
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details)', '', 'commands:'];

@@ -1,0 +1,96 @@
+/**
+ * `coll tune --machine M [--out table.json] [--model NAME] [--ppn Q]
+ * [--collectives a,b] [--procs 2,4,8] [--bytes 8,1k,64k] [--datatype T] [--op O]`:
+ * rank algorithms and parameters by predicted time over a grid of process counts and
+ * message sizes and write the decision table the runtime's automatic selection loads.
+ * With --lookup collective,P,bytes it answers one query from an existing --table.
+ */
+import { ArgumentError } from '../../core/errors.js';
+import { isCollective } from '../../algorithms/registry.js';
+import { getMachine } from '../../model/machines/index.js';
+import { parseModel } from '../../model/models.js';
+import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
+import { buildDecisionTable, defaultGrid, loadDecisionTable, lookupDecision, saveDecisionTable } from '../../tune/decision.js';
+import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
+import type { Command } from '../command.js';
+import { formatParams, formatTime, parseIntList, parseSize } from './format.js';
+
+const OPTIONS: OptionSpec[] = [
+  { name: 'machine', alias: 'm', type: 'string', description: 'machine preset or machine JSON file (required)' },
+  { name: 'out', alias: 'o', type: 'string', description: 'write the decision table JSON here' },
+  { name: 'model', type: 'string', description: 'cost model (default dag)' },
+  { name: 'ppn', type: 'number', description: 'ranks per node (default 1)' },
+  { name: 'collectives', type: 'string', description: 'comma-separated collectives (default: barrier,bcast,reduce,allreduce,allgather)' },
+  { name: 'procs', type: 'string', description: 'process counts of the grid (default 2,3,4,6,…,256)' },
+  { name: 'bytes', type: 'string', description: 'message sizes of the grid (default 8,32,…,1M)' },
+  { name: 'datatype', type: 'string', description: 'element datatype (default float64)' },
+  { name: 'op', type: 'string', description: 'reduction operator (default sum)' },
+  { name: 'table', type: 'string', description: 'with --lookup: the decision table to read' },
+  { name: 'lookup', type: 'string', description: 'answer one query collective,P,bytes from --table' },
+  { name: 'quiet', alias: 'q', type: 'boolean', description: 'no progress display' },
+  { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
+];
+
+export const tuneCommand: Command = {
+  name: 'tune',
+  summary: 'rank algorithms/parameters by predicted time over P × size and write a decision table',
+  async run(argv) {
+    const args = parseArgs(argv, OPTIONS);
+    const usage = 'coll tune --machine M [--out table.json] [--model NAME] [--ppn Q] [--collectives a,b] [--procs list] [--bytes list]\n       coll tune --table table.json --lookup allreduce,64,4k';
+    if (opt(args, 'help')) {
+      console.log(helpText(usage, OPTIONS));
+      return 0;
+    }
+    const lookup = opt<string>(args, 'lookup');
+    if (lookup !== undefined) {
+      const path = opt<string>(args, 'table');
+      if (!path) throw new ArgumentError('--lookup needs --table <file>');
+      const [c, p, b] = lookup.split(',');
+      if (!isCollective(c) || p === undefined || b === undefined) throw new ArgumentError(`--lookup needs collective,P,bytes, got '${lookup}'`);
+      const rule = lookupDecision(loadDecisionTable(path), { collective: c, P: parseSize('lookup', p), bytes: parseSize('lookup', b), ppn: opt<number>(args, 'ppn') });
+      console.log(rule ? `${rule.collective}/${rule.algorithm} ${formatParams(rule.params)}  (P ${rule.pMin}..${rule.pMax ?? '∞'}, ${rule.bytesMin}..${rule.bytesMax ?? '∞'} B, predicted ${formatTime(rule.predicted)})` : 'no rule for this call');
+      return rule ? 0 : 1;
+    }
+    const mname = opt<string>(args, 'machine');
+    if (!mname) {
+      console.log(helpText(usage, OPTIONS));
+      return 2;
+    }
+    const machine = getMachine(mname);
+    const model = opt<string>(args, 'model') ?? 'dag';
+    parseModel(model);
+    const list = (opt<string>(args, 'collectives') ?? 'barrier,bcast,reduce,allreduce,allgather').split(',');
+    for (const c of list) if (!isCollective(c)) throw new ArgumentError(`unknown collective '${c}'`, `use ${COLLECTIVES.join(', ')}`);
+    const grid = defaultGrid();
+    const procs = opt<string>(args, 'procs') ? parseIntList('procs', opt<string>(args, 'procs') ?? '') : grid.procs;
+    const bytes = opt<string>(args, 'bytes') ? parseIntList('bytes', opt<string>(args, 'bytes') ?? '') : grid.bytes;
+    const quiet = opt<boolean>(args, 'quiet') ?? false;
+    const tty = process.stderr.isTTY;
+    const table = buildDecisionTable(machine, {
+      collectives: list as CollectiveKind[],
+      procs,
+      bytes,
+      ppn: opt<number>(args, 'ppn') ?? 1,
+      datatype: opt<string>(args, 'datatype'),
+      op: opt<string>(args, 'op'),
+      model,
+      progress: quiet
+        ? undefined
+        : (done, total, what) => {
+            const msg = `[${String(done).padStart(String(total).length)}/${total}] ${what}`;
+            if (tty) process.stderr.write(`\r${msg.padEnd(78).slice(0, 78)}${done === total ? '\n' : ''}`);
+            else process.stderr.write(`${msg}\n`);
+          },
+    });
+    console.log(`decision table for ${machine.name}, model ${model}, ppn ${table.grid.ppn}: ${table.rules.length} rules`);
+    for (const r of table.rules) {
+      console.log(`  ${r.collective.padEnd(10)} P ${String(r.pMin).padStart(4)}..${String(r.pMax ?? '∞').padEnd(4)} bytes ${String(r.bytesMin).padStart(7)}..${String(r.bytesMax ?? '∞').padEnd(8)} ${r.algorithm} ${formatParams(r.params)}`);
+    }
+    const out = opt<string>(args, 'out');
+    if (out) {
+      saveDecisionTable(out, table);
+      console.log(`wrote ${out}`);
+    }
+    return 0;
+  },
+};
