@@ -235,6 +235,23 @@ describe('NIC broadcast with per-child Go-back-N', () => {
     }
   });
 
+  it('pipelines a message longer than the MTU: a forwarder passes piece 0 on before piece k arrives', () => {
+    let firstForward = Number.NaN;
+    let lastArrival = Number.NaN;
+    const run: BcastRun = {
+      // Window 1 at the root: piece k leaves the root at t = 2k (after rank 1's ACK of k − 1).
+      P: 4, tree: { algorithm: 'chain' }, root: 0, seed: 1, sizes: [1000], mtu: 100, rto: 1000, window: 1,
+      faults: (net) => {
+        net.onSend((e) => void (e.from === 1 && e.packet.kind === 'bcast-data' && Number.isNaN(firstForward) && (firstForward = net.now)));
+        net.onDeliver((e) => void (e.to === 1 && e.packet.kind === 'bcast-data' && (lastArrival = net.now)));
+      },
+    };
+    const res = runBcast(run);
+    checkDelivery(run, res);
+    expect(firstForward).toBe(1); // piece 0 arrives at t = 1 and moves on at once…
+    expect(lastArrival).toBe(19); // …long before piece 9 arrives (store-and-forward would wait for it)
+  });
+
   it('resends the lost packet and all later ones only to the child that did not ACK it', () => {
     // Root 0 multisends 6 packets to 1, 2, 3 (linear tree); the first copy of seq 2 to rank 2 is lost.
     let dropped = false;
