@@ -5,10 +5,11 @@ import { scheduleCommand } from './commands/schedule.js';
 import { fitCommand } from './commands/fit.js';
 import { modelCommand } from './commands/model.js';
 import { reproduceCommand } from './commands/reproduce.js';
+import { simCommand } from './commands/sim.js';
 import { tuneCommand } from './commands/tune.js';
 import type { Command } from './command.js';
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details)', '', 'commands:'];

@@ -225,6 +225,7 @@ export class Engine {
   private mFreeN = 0;
   private mSrc: Int32Array = new Int32Array(0);
   private mDst: Int32Array = new Int32Array(0);
+  private mDstNode: Int32Array = new Int32Array(0);
   private mK: Int32Array = new Int32Array(0);
   private mStep: Int32Array = new Int32Array(0);
   private mCls: Int32Array = new Int32Array(0);
@@ -318,6 +319,7 @@ export class Engine {
     };
     this.mSrc = g32(this.mSrc);
     this.mDst = g32(this.mDst);
+    this.mDstNode = g32(this.mDstNode);
     this.mK = g32(this.mK);
     this.mStep = g32(this.mStep);
     this.mCls = g32(this.mCls);
@@ -801,6 +803,7 @@ export class Engine {
       // Into the network: the head reaches the first link after the endpoint latency.
       this.mWire[m] = bytes;
       const off = m * this.maxHops;
+      this.mDstNode[m] = nb;
       const nh = net.route(na, nb, this.mRoute, off, this.linkFree);
       this.mNHops[m] = nh;
       let bmax = beta;
@@ -836,6 +839,7 @@ export class Engine {
   private onHop(m: number, t: number): void {
     const net = this.cfg.network!;
     const h = this.mHop[m];
+    if (net.adaptive) net.adapt(this.mRoute, m * this.maxHops, h, this.mNHops[m], this.mDstNode[m], this.linkFree, t);
     const link = this.mRoute[m * this.maxHops + h];
     const wire = this.mWire[m];
     const lf = this.linkFree[link];
@@ -963,6 +967,7 @@ export class Engine {
     this.mKind[m] = MK_TRAFFIC;
     this.mSrc[m] = node;
     this.mDst[m] = dst;
+    this.mDstNode[m] = dst;
     this.mBytes[m] = tr.bytes;
     this.mWire[m] = tr.bytes + tr.overhead;
     this.mNHops[m] = net.route(node, dst, this.mRoute, m * this.maxHops, this.linkFree);

@@ -9,3 +9,5 @@ export * from './simulate.js';
 export { HW_ALGORITHMS } from './hardware.js';
 export { PATH_PARTS, type PathPart } from './store.js';
 export { Engine, type EngineConfig, type EngineResult, type TimelineRecord, type ExecutorCosts } from './engine.js';
+export * from './machine-file.js';
+export * from './timeline.js';

@@ -13,8 +13,9 @@
  * - mesh2d: W×H mesh, dimension-order routing X then Y (seed 004, cut-through:
  *   only the per-hop latency grows with distance);
  * - torus3d: X×Y×Z torus, dimension order X, Y, Z, shorter way round.
- * Routes are chosen when a message is injected (source routing); adaptive choices
- * use the links' reserved-until times at that moment.
+ * Routes are computed when a message is injected (source routing); on the fat tree
+ * each up-link is re-chosen when the message's head reaches its switch (`adapt`),
+ * as the least-loaded (earliest free) of the switch's up-links at that moment.
  */
 import { ArgumentError } from '../core/errors.js';
 import { fatTreeLevels, type NetworkSpec } from './machine.js';
@@ -37,6 +38,13 @@ export interface Network {
   /** Number of links on the route from a to b (a ≠ b). */
   hops(a: number, b: number): number;
   describeLink(id: number): string;
+  /** True when `adapt` must be called before each hop. */
+  readonly adaptive: boolean;
+  /**
+   * Before the head crosses hop h of the route in out[off..off+nh) at time t: make
+   * an adaptive choice for that hop (rewriting it and the hops after it).
+   */
+  adapt(out: Int32Array, off: number, h: number, nh: number, b: number, linkFree: Float64Array, t: number): void;
 }
 
 function baseArrays(spec: NetworkSpec, nodes: number, linkCount: number): { beta: Float64Array; lat: Float64Array } {
@@ -57,6 +65,8 @@ class Crossbar implements Network {
   readonly linkBeta: Float64Array;
   readonly linkLatency: Float64Array;
   readonly maxHops = 2;
+  readonly adaptive = false;
+  adapt(): void {}
   constructor(
     private readonly spec: NetworkSpec,
     readonly nodes: number,
@@ -82,6 +92,7 @@ class Crossbar implements Network {
 /** k-ary n-tree. Switch (l, w): level l (0 = leaves), word w of n−1 base-k digits. */
 export class FatTree implements Network {
   readonly kind = 'fattree' as const;
+  readonly adaptive: boolean;
   readonly linkCount: number;
   readonly linkBeta: Float64Array;
   readonly linkLatency: Float64Array;
@@ -114,6 +125,7 @@ export class FatTree implements Network {
     this.linkBeta = a.beta;
     this.linkLatency = a.lat;
     this.maxHops = 2 * this.n;
+    this.adaptive = this.u > 1 && this.n > 1;
   }
 
   /** Id of the up-link from switch (l, w) through port j (l < n−1). */
@@ -138,32 +150,28 @@ export class FatTree implements Network {
     return 2 * this.topDigit(a, b) + 2;
   }
 
-  route(a: number, b: number, out: Int32Array, off: number, linkFree: Float64Array): number {
+  route(a: number, b: number, out: Int32Array, off: number): number {
+    const L = this.topDigit(a, b);
+    out[off] = a;
+    return 1 + this.build(0, Math.floor(a / this.k), L, b, out, off + 1);
+  }
+
+  /**
+   * Links from switch (l, w) on the way up to level L and then down to node b:
+   * default up-ports (the destination's digits mod u, d-mod-k style), then the
+   * deterministic descent and the ejection link. Returns how many were written.
+   */
+  private build(l0: number, w0: number, L: number, b: number, out: Int32Array, off: number): number {
     const k = this.k;
     const pow = this.pow;
-    const L = this.topDigit(a, b);
+    let w = w0;
     let c = off;
-    out[c++] = a;
-    let w = Math.floor(a / k);
-    // Up: least reserved up-link; the scan starts at a destination-dependent port so
-    // that equally idle links spread traffic (d-mod-k when the network is empty).
-    for (let l = 0; l < L; l++) {
-      const first = Math.floor(b / pow[l + 1]) % this.u;
-      let best = -1;
-      let bestFree = Infinity;
-      for (let i = 0; i < this.u; i++) {
-        const j = (first + i) % this.u;
-        const id = this.upLink(l, w, j);
-        if (linkFree[id] < bestFree) {
-          bestFree = linkFree[id];
-          best = j;
-        }
-      }
-      out[c++] = this.upLink(l, w, best);
+    for (let l = l0; l < L; l++) {
+      const j = Math.floor(b / pow[l + 1]) % this.u;
+      out[c++] = this.upLink(l, w, j);
       const digit = Math.floor(w / pow[l]) % k;
-      w += (best - digit) * pow[l];
+      w += (j - digit) * pow[l];
     }
-    // Down: set digit l−1 of the word to the destination's digit l.
     for (let l = L; l >= 1; l--) {
       const j = Math.floor(w / pow[l - 1]) % k;
       const want = Math.floor(b / pow[l]) % k;
@@ -173,6 +181,34 @@ export class FatTree implements Network {
     }
     out[c++] = ejectId(this.spec, this.nodes, b);
     return c - off;
+  }
+
+  adapt(out: Int32Array, off: number, h: number, nh: number, b: number, linkFree: Float64Array, t: number): void {
+    const L = (nh - 2) >> 1;
+    if (h < 1 || h > L) return; // only up-links are adaptive
+    const x = out[off + h] - this.upBase;
+    const k = this.k;
+    const s = Math.floor(x / k);
+    const l = Math.floor(s / this.perLevel);
+    const w = s % this.perLevel;
+    const cur = x % k;
+    // Least loaded: earliest free (idle links tie at t); ties keep the default order.
+    const first = Math.floor(b / this.pow[l + 1]) % this.u;
+    let best = -1;
+    let bestFree = Infinity;
+    for (let i = 0; i < this.u; i++) {
+      const j = (first + i) % this.u;
+      const f = linkFree[this.upLink(l, w, j)];
+      const free = f > t ? f : t;
+      if (free < bestFree) {
+        bestFree = free;
+        best = j;
+      }
+    }
+    if (best === cur) return;
+    out[off + h] = this.upLink(l, w, best);
+    const digit = Math.floor(w / this.pow[l]) % k;
+    this.build(l + 1, w + (best - digit) * this.pow[l], L, b, out, off + h + 1);
   }
 
   /**
@@ -210,6 +246,8 @@ export class FatTree implements Network {
 
 class Mesh2D implements Network {
   readonly kind = 'mesh2d' as const;
+  readonly adaptive = false;
+  adapt(): void {}
   readonly linkCount: number;
   readonly linkBeta: Float64Array;
   readonly linkLatency: Float64Array;
@@ -266,6 +304,8 @@ class Mesh2D implements Network {
 
 class Torus3D implements Network {
   readonly kind = 'torus3d' as const;
+  readonly adaptive = false;
+  adapt(): void {}
   readonly linkCount: number;
   readonly linkBeta: Float64Array;
   readonly linkLatency: Float64Array;

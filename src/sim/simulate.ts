@@ -64,6 +64,7 @@ export interface SimOptions {
   readonly maxMemory?: number;
   /** Keep generated schedules between runs (default: when they are small). */
   readonly cacheSchedules?: boolean;
+  /** Called every 2^20 events (run = index of the run in progress) and after each run (run = runs done). */
   readonly onProgress?: (p: { run: number; runs: number; events: number; simTime: number }) => void;
 }
 
@@ -107,6 +108,8 @@ export interface SimReport {
   /** Critical-path breakdown averaged over runs. */
   readonly meanPath: PathBreakdown;
   readonly wallSeconds: number;
+  /** Events over all runs. */
+  readonly totalEvents: number;
   readonly eventsPerSecond: number;
   readonly estimatedMemory: number;
   readonly timeline?: readonly TimelineRecord[];
@@ -335,6 +338,7 @@ export function simulate(o: SimOptions): SimReport {
   for (let run = 0; run < runs; run++) {
     const e = new Engine(engineConfig(p, run, run === 0 ? seed : mixSeed(seed, run)));
     const r = e.run();
+    o.onProgress?.({ run: run + 1, runs, events: r.events, simTime: r.time });
     times[run] = r.time;
     for (let i = 0; i < PATH; i++) meanPath[i] += r.path[i] / runs;
     events += r.events;
@@ -378,6 +382,7 @@ export function simulate(o: SimOptions): SimReport {
     distribution: summarize(times),
     meanPath: pathRecord(meanPath),
     wallSeconds: wall,
+    totalEvents: events,
     eventsPerSecond: wall > 0 ? events / wall : 0,
     estimatedMemory: p.memory,
     ...(timeline ? { timeline } : {}),
