@@ -6,6 +6,8 @@ import { DELTA } from '../../src/model/machines/index.js';
 import { costSchedule, parseModel } from '../../src/model/models.js';
 import { resolveF, type FPresetName } from '../../src/model/nbl.js';
 import { evaluateRounds } from '../../src/model/rounds.js';
+import { loggpBinomial } from '../../src/model/loggp.js';
+import { postalTime, splitTime } from '../../src/model/hockney.js';
 import { computeStats } from '../../src/schedule/stats.js';
 import { meshTopology, nodeTopology } from '../../src/schedule/topology.js';
 import type { RankSchedule, Step } from '../../src/schedule/types.js';
@@ -166,6 +168,23 @@ describe('round-synchronous evaluation', () => {
     const interRound = r.rounds?.find((x) => x.terms.injection > 0);
     rel((interRound?.terms.alpha ?? 0) + (interRound?.terms.beta ?? 0) + (interRound?.terms.injection ?? 0), 2e-6 + (15 * 4096 * 8) / 6e9);
     expect(napTime(bp, 256, 16, 4096 * 8, { injectors: 15 })).toBeLessThan(napTime(bp, 256, 16, 4096 * 8));
+  });
+
+  it('LogGP model: the DAG of a dissemination barrier is ⌈lg P⌉·(L + 2o), the LogGP binomial form', () => {
+    const m = testMachine({ loggp: { L: 5e-6, o: 1e-6, g: 2e-6, G: 1e-9 } });
+    for (const P of [8, 12]) {
+      const s = generateSchedule('barrier', 'dissemination', { size: P });
+      rel(costSchedule(s, m, 'loggp').time, loggpBinomial({ L: 5e-6, o: 1e-6, g: 2e-6, G: 1e-9 }, P, 1));
+    }
+  });
+
+  it('hockney and split laws on recursive doubling: Eq. 1 node-unaware, Eq. 2 with intra-node steps', () => {
+    const m = testMachine({ intra: { alpha: 1, beta: 0.01 }, inter: { alpha: 5, beta: 0.1 }, gamma: 0.5 });
+    const topo = nodeTopology(16, 4);
+    const s = generateSchedule('allreduce', 'recursive_doubling', { size: 16, count: 4, topology: topo });
+    // Eq. 1: t = 4 messages, s = 4·32 bytes, c = 4·4 combinations.
+    rel(costSchedule(s, m, 'hockney', { topology: topo }).time, postalTime({ alpha: 5, beta: 0.1, gamma: 0.5 }, 4, 128, 16));
+    rel(costSchedule(s, m, 'split', { topology: topo }).time, splitTime({ intra: { alpha: 1, beta: 0.01 }, inter: { alpha: 5, beta: 0.1 }, gamma: 0.5 }, { tIntra: 2, sIntra: 64, tInter: 2, sInter: 64, c: 16 }));
   });
 
   it('model names parse, with NBL presets', () => {

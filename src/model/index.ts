@@ -1,0 +1,20 @@
+/** Performance models: machine parameter sets, closed forms, schedule evaluators, predictions. */
+export * from './errors.js';
+export * from './machine.js';
+export * from './machines/index.js';
+export { loadMachineFile, machineFromJson, machineToJson, saveMachineFile, MACHINE_FORMAT } from './machines/load.js';
+export * from './nbl.js';
+export * from './hockney.js';
+export * from './maxrate.js';
+export * from './loggp.js';
+export * from './lrc.js';
+export * as littlefield from './closed/littlefield.js';
+export * as bienz from './closed/bienz.js';
+export * as yu from './closed/yu.js';
+export * from './terms.js';
+export { evaluateDag, type DagOptions, type DagResult } from './dag.js';
+export { evaluateRounds, ROUND_LAWS, type RoundLaw, type RoundOptions, type RoundResult, type RoundCost } from './rounds.js';
+export * from './models.js';
+export * from './predict.js';
+export * from './regime.js';
+export { reproduceModels, type Check, type CheckStatus, type Reproduction } from './reproduce.js';
