@@ -25,6 +25,8 @@ interface BarrierRun {
   readonly skew?: number;
   readonly timeout?: number;
   readonly reliability?: 'nack' | 'ack';
+  /** NIC barrier: which missing messages a timeout NACKs. */
+  readonly nack?: 'awaited' | 'all';
   /** Run over byte frames through the codec. */
   readonly framed?: boolean;
   /** Take the link a → b down during [0, until). */
@@ -68,7 +70,7 @@ function runBarriers(c: BarrierRun): BarrierResult {
       leave[seq][r] = net.now;
       if (seq + 1 < c.barriers) net.after(hostRng.between(0, c.skew ?? 0), start);
     };
-    const o = { algorithm: c.algorithm, timeout: c.timeout ?? 30, onComplete };
+    const o = { algorithm: c.algorithm, timeout: c.timeout ?? 30, nack: c.nack, onComplete };
     const node = c.reliability === 'ack' ? new AckBarrier(net.endpoint(r), o) : new NicBarrier(net.endpoint(r), o);
     nodes.push(node);
     net.attach(r, node);
@@ -154,6 +156,7 @@ describe('NIC barrier (NACK-only reliability)', () => {
           duplicate: fc.double({ min: 0, max: 0.2, noNaN: true }),
           maxDelay: fc.integer({ min: 1, max: 10 }),
           skew: fc.integer({ min: 0, max: 100 }),
+          nack: fc.constantFrom<'awaited' | 'all'>('awaited', 'all'),
         }),
         (c) => {
           const run: BarrierRun = { ...c, barriers: 4 };
@@ -199,6 +202,16 @@ describe('NIC barrier (NACK-only reliability)', () => {
       expect(res.packets['barrier-nack']).toBeGreaterThan(0);
       expect(res.stats[0].resent).toBeGreaterThan(0);
     }
+  });
+
+  it('NACKing only awaited messages costs fewer packets than NACKing every clear bit', () => {
+    const total = (nack: 'awaited' | 'all'): number => {
+      const run: BarrierRun = { P: 16, algorithm: 'dissemination', seed: 5, barriers: 50, loss: 0.1, maxDelay: 3, timeout: 10, nack };
+      const res = runBarriers(run);
+      checkRun(run, res);
+      return res.packets.barrier + res.packets['barrier-nack'];
+    };
+    expect(total('awaited')).toBeLessThan(total('all'));
   });
 
   it('runs unchanged over byte frames through the codec', () => {

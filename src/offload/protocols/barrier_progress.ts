@@ -95,9 +95,14 @@ export class BarrierProgress {
     return this.records.get(seq)?.done.get(step) ?? false;
   }
 
-  /** Receive steps of `rec` whose message has not arrived (the timeout scan of the bit vector). */
-  missing(rec: BarrierRecord): BarrierStep[] {
-    return this.pattern.steps.filter((s, i) => s.kind === 'recv' && !rec.arrived.get(i));
+  /**
+   * Receive steps of `rec` whose message has not arrived (the timeout scan of the bit
+   * vector); with `awaitedOnly`, just those the rank is blocked on (dependencies done).
+   */
+  missing(rec: BarrierRecord, awaitedOnly = false): BarrierStep[] {
+    return this.pattern.steps.filter(
+      (s, i) => s.kind === 'recv' && !rec.arrived.get(i) && (!awaitedOnly || s.deps.every((d) => rec.done.get(d))),
+    );
   }
 
   private record(seq: number): BarrierRecord {

@@ -7,16 +7,19 @@
  * - Static packets (M4): a message is just (barrier sequence, round), regenerated on
  *   demand; nothing is kept for retransmission.
  * - One send record per barrier (M5): a bit vector of expected messages and the
- *   start timestamp (BarrierProgress). No ACKs. When a timeout expires with messages
- *   missing, the rank scans the bit vector and NACKs each missing message's sender;
- *   the sender resends if it has reached that round (otherwise the message will go
- *   out anyway when it gets there). The timer re-arms every `timeout` until the
- *   barrier completes, so lost NACKs are repeated.
+ *   start timestamp (BarrierProgress). No ACKs. When the timer expires with messages
+ *   missing, the rank scans the bit vector and NACKs the senders; a sender resends if
+ *   it has reached that round (otherwise the message goes out anyway when it gets
+ *   there). The timer re-arms every `timeout` until the barrier completes, so lost
+ *   NACKs are repeated.
  * - Early arrivals for the next barrier are kept (BarrierProgress).
  *
- * Seed silence, chosen here: the timeout value (a parameter; the seed gives none),
- * NACKing every missing message at once rather than only the one the rank waits on,
- * and a periodic rather than exponential retry.
+ * Seed silence, chosen here: the timeout value (a parameter; the seed gives none); a
+ * periodic rather than exponential retry; and which clear bits to NACK. By default
+ * only the messages the rank is blocked on (dependencies done): NACKing every clear
+ * bit also hits senders that have not reached that round, which only costs packets
+ * (P = 16 DS, delay U[1,3], timeout 10, 200 barriers: 118 vs 147 packets per barrier
+ * at 10% loss, 221 vs 333 at 30%; ACK-based: 150 and 222).
  *
  * Packet cost without loss: one packet per message, P·⌈lg P⌉ per barrier for DS
  * (p'·lg p' + 2(P − p') for PE), half the 2× of ACK-based reliability (AckBarrier).
@@ -31,6 +34,11 @@ export interface NicBarrierOptions {
   readonly algorithm: BarrierAlgorithm;
   /** Time after the start (and between NACK rounds) before missing messages are NACKed. */
   readonly timeout: number;
+  /**
+   * Which missing messages a timeout NACKs: 'awaited' (default) only those the rank is
+   * blocked on (their dependencies are done); 'all' every clear bit of the vector.
+   */
+  readonly nack?: 'awaited' | 'all';
   /** Barrier `seq` completed at this rank (may run inside enter() when nothing is awaited). */
   readonly onComplete?: (seq: number) => void;
 }
@@ -123,7 +131,7 @@ export class NicBarrier implements PacketHandler<BarrierPacket> {
     const rec = this.progress.current();
     if (!rec) return;
     this.stats.timeouts++;
-    for (const step of this.progress.missing(rec)) {
+    for (const step of this.progress.missing(rec, (this.o.nack ?? 'awaited') === 'awaited')) {
       this.stats.control++;
       this.env.send(step.peer, { kind: 'barrier-nack', seq: rec.seq, round: step.round });
     }
