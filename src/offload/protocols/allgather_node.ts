@@ -13,6 +13,9 @@
  *
  * Seed silence, chosen here: the timeout (a parameter), a periodic NACK round per
  * incomplete op, and in-order completion of ops.
+ *
+ * Cost: the protocol's data packets; per incomplete op and timeout, one NACK per
+ * missing item (none without loss when the timeout exceeds the op's duration).
  */
 import type { AllgatherNack, AllgatherPacket } from './allgather_packets.js';
 import { RotatingChannels, type ChannelSlot } from './allgather_channels.js';

@@ -10,6 +10,7 @@
  * selects the buffer channel op mod 2).
  * Frames (little-endian): CB [0x30][op u32][origin u32][hop u8][block];
  * RD [0x31][op u32][step u8][first u32][blocks]; NACK [0x32][op u32][index u32].
+ * Header cost: 10 bytes per data packet, 9 per NACK.
  */
 import type { PacketCodec } from './packet_network.js';
 

@@ -5,7 +5,8 @@
  * sequence number and the algorithm round, so it can be regenerated at any time
  * instead of being kept for retransmission. A NACK names the (sequence, round) the
  * receiver is missing. The ACK exists only for the ACK-based comparison protocol.
- * Frame: [type u8][seq u32 LE][round u32 LE] — 9 bytes.
+ * Frame: [type u8][seq u32 LE][round u32 LE] — 9 bytes, the only packet cost of a
+ * barrier message (sequence numbers wrap at 2^32 on the wire).
  */
 import type { PacketCodec } from './packet_network.js';
 

@@ -15,6 +15,9 @@
  * this rank to have entered s. So at most two records exist (the current one and the
  * next), and a message for a barrier beyond the next entered one is a protocol
  * violation; it is counted and dropped.
+ *
+ * Cost: each message of the pattern is handed to `transmit` exactly once per barrier;
+ * state is two records of 2 bits per step.
  */
 import type { BarrierPattern, BarrierStep } from './barrier_pattern.js';
 import { BitVector } from './bitvector.js';

@@ -17,6 +17,9 @@
  * catalogue's shape and makes every tree ID-ordered; `order: 'rotated'` keeps the
  * catalogue's placement (for comparison: its trees for different roots can close a
  * receive-token cycle).
+ *
+ * Cost: P − 1 edges whatever the shape, so (P − 1) transmissions per packet; the shape
+ * sets depth and fan-out (latency), not the packet count.
  */
 import { generateRankSchedule, getAlgorithm } from '../../algorithms/registry.js';
 import type { ParamValue } from '../../schedule/context.js';

@@ -9,6 +9,9 @@
  * wraps (rank < i): the relative rank must be taken mod N. So rel's parent is rel minus
  * its highest set bit, reached by the hop j = ⌊lg rel⌋, and every rank talks only to
  * rank ± 2^k mod N (2·⌈lg N⌉ peers, M12).
+ *
+ * Cost: each tree has N − 1 edges, so every rank receives N − 1 packets per op (one
+ * per origin) in ⌈lg N⌉ hops at most.
  */
 
 /** The "arrival hop" of the origin itself: it sends over every hop k > −1. */
