@@ -12,3 +12,23 @@ export type { AlgorithmSpec, ParamSpec, Restriction, CostFormula, CostInputs } f
 export { algorithmId } from './algorithms/types.js';
 export { executeSchedule, type ExecuteOptions, type ExecuteResult } from './reference/executor.js';
 export { referenceOutputs, type ReferenceInput } from './reference/sequential.js';
+
+// Runtime: ranks on threads and processes, communicators, launcher.
+export { init, type InitOptions } from './runtime/init.js';
+export {
+  Communicator,
+  ANY_SOURCE,
+  ANY_TAG,
+  type CallOptions,
+  type CollectiveOptions,
+  type ReductionOptions,
+  type RootOptions,
+  type ReduceOptions,
+  type CommDefaults,
+  type Status,
+  type ArrayOf,
+} from './runtime/communicator.js';
+export { Request, waitAll } from './runtime/request.js';
+export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
+export { setDecisionTable, selectAlgorithm, type Choice } from './runtime/selection.js';
+export type { Buffer } from './runtime/buffers.js';

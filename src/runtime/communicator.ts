@@ -1,0 +1,754 @@
+/**
+ * Communicator: a group of ranks with its own message context, the object every
+ * collective and point-to-point call goes through (MPI_Comm).
+ *
+ *   const comm = init();
+ *   const sum = comm.allreduce(new Float64Array([comm.rank]));   // in place, returns the buffer
+ *   comm.allreduce(x, y, { op: 'max', algorithm: 'ring' });
+ *   await comm.iallgather(mine, all);                              // nonblocking
+ *   const half = comm.split(comm.rank % 2);
+ *
+ * Buffers are typed arrays (the datatype is inferred) or byte views with an explicit
+ * `datatype` (pair types). Counts are MPI counts: the vector length for bcast,
+ * reduce and allreduce, one rank's block for allgather, gather, scatter,
+ * reduce-scatter and alltoall. Without `recvbuf`, allreduce and reduce (at the root)
+ * work in place: the result replaces sendbuf.
+ *
+ * Collectives on a communicator must be called in the same order by all its ranks,
+ * with matching arguments; blocking and nonblocking calls do not match each other.
+ * Debug mode (COLL_DEBUG=1, init({ debug }), or per call) checks this and raises
+ * MismatchError on every rank instead of hanging.
+ */
+import { datatype as lookupDatatype, type Datatype, type DatatypeName, type PairTypeName } from '../core/datatypes.js';
+import { ArgumentError, MismatchError, checkIntRange } from '../core/errors.js';
+import { op as lookupOp, type Op } from '../core/ops.js';
+import type { Params } from '../schedule/context.js';
+import { isRooted } from '../schedule/context.js';
+import { topologyFromNodes, type Topology } from '../schedule/topology.js';
+import type { CollectiveKind } from '../schedule/types.js';
+import { ANY, SPACE_CTRL, SPACE_P2P, type RecvOp, type SendOp } from '../transport/types.js';
+import { byteView, checkRank, checkTag, countOf, elementsOf, EMPTY, region, resolveType, type Buffer } from './buffers.js';
+import type { WaitInfo } from './engine.js';
+import { Execution } from './executor.js';
+import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan.js';
+import type { RankRuntime } from './rank-runtime.js';
+import { Request } from './request.js';
+import { initShmBlock, shmBlockBytes, ShmCollectives } from './shm-collectives.js';
+import { Sequence, type Task } from './task.js';
+
+export const ANY_SOURCE = -1;
+export const ANY_TAG = -1;
+
+export interface CallOptions {
+  /** Give up after this many milliseconds (TimeoutError naming the missing ranks); 0 = never. */
+  timeoutMs?: number;
+  /** Element type; inferred from typed arrays, required for pair types and byte buffers. */
+  datatype?: DatatypeName;
+  /** Elements (per rank, MPI-style); defaults to what the buffers hold. */
+  count?: number;
+}
+
+export interface CollectiveOptions extends CallOptions {
+  /** Algorithm of the catalogue (`coll algorithms`); automatic when omitted. */
+  algorithm?: string;
+  /** Parameters of the named algorithm. */
+  params?: Params;
+  /** Rank-order reduction, identical whatever the algorithm or size (reductions only). */
+  reproducible?: boolean;
+  /** Check that all ranks make the same call (MismatchError otherwise). */
+  debug?: boolean;
+  /** Advanced: generate schedules for this topology (e.g. meshTopology(W, H)) instead of the node layout. */
+  topology?: Topology;
+}
+
+export interface ReductionOptions extends CollectiveOptions {
+  /** Reduction operator: a built-in name ('sum', 'max', ...) or one from defineOp(). Default 'sum'. */
+  op?: string | Op;
+}
+
+export interface RootOptions extends CollectiveOptions {
+  /** Root rank (default 0). */
+  root?: number;
+}
+
+export type ReduceOptions = ReductionOptions & RootOptions;
+
+export interface CommDefaults {
+  reproducible: boolean;
+  debug: boolean;
+  timeoutMs: number;
+}
+
+/** Result of a receive. */
+export interface Status {
+  /** Communicator rank of the sender. */
+  readonly source: number;
+  readonly tag: number;
+  /** Elements received. */
+  readonly count: number;
+  readonly bytes: number;
+}
+
+/** The typed array `comm.alloc(type, n)` returns. */
+export type ArrayOf<T extends DatatypeName> = T extends 'float64'
+  ? Float64Array
+  : T extends 'float32'
+    ? Float32Array
+    : T extends 'int32'
+      ? Int32Array
+      : T extends 'uint32'
+        ? Uint32Array
+        : T extends 'int16'
+          ? Int16Array
+          : T extends 'uint16'
+            ? Uint16Array
+            : T extends 'int8'
+              ? Int8Array
+              : T extends 'int64'
+                ? BigInt64Array
+                : T extends 'uint64'
+                  ? BigUint64Array
+                  : T extends 'uint8' | PairTypeName
+                    ? Uint8Array
+                    : never;
+
+const SETUP_TAG = 0x7ffffffe;
+
+/** Per-call wait description (built lazily: it is only needed for errors). */
+class CallInfo implements WaitInfo {
+  constructor(
+    private readonly kind: string,
+    private readonly seq: number,
+    private readonly comm: Communicator,
+    readonly timeoutMs: number,
+    readonly deadline: number,
+    readonly worldOf: Int32Array,
+  ) {}
+  get what(): string {
+    return `${this.kind} #${this.seq} on communicator ${this.comm.context} (${this.comm.size} ranks, this is rank ${this.comm.rank})`;
+  }
+}
+
+/** A single posted send or receive as a task. */
+class OpTask implements Task {
+  op: SendOp | RecvOp | undefined;
+  constructor(
+    private readonly post: () => SendOp | RecvOp,
+    private readonly peers: readonly number[],
+  ) {}
+  get done(): boolean {
+    return this.op?.done ?? false;
+  }
+  get error(): Error | undefined {
+    return this.op?.error;
+  }
+  start(): void {
+    this.op = this.post();
+  }
+  advance(): void {}
+  waitingFor(): number[] {
+    return this.done ? [] : [...this.peers];
+  }
+}
+
+/** Several posted operations; done when all are. */
+class OpsTask implements Task {
+  private readonly tasks: OpTask[];
+  constructor(tasks: OpTask[]) {
+    this.tasks = tasks;
+  }
+  get done(): boolean {
+    return this.tasks.every((t) => t.done) || this.error !== undefined;
+  }
+  get error(): Error | undefined {
+    return this.tasks.find((t) => t.error)?.error;
+  }
+  start(): void {
+    for (const t of this.tasks) t.start();
+  }
+  advance(): void {}
+  waitingFor(): number[] {
+    return [...new Set(this.tasks.flatMap((t) => t.waitingFor()))].sort((a, b) => a - b);
+  }
+}
+
+interface LastPlan {
+  kind: CollectiveKind;
+  count: number;
+  type: Datatype;
+  op: Op | undefined;
+  root: number;
+  blocking: boolean;
+  reproducible: boolean;
+  plan: Plan;
+}
+
+const MAX_PLANS = 64;
+
+export class Communicator {
+  /** This rank's index in the communicator. */
+  readonly rank: number;
+  readonly size: number;
+  /** Index of this rank's node among the communicator's nodes (in rank order of first appearance). */
+  readonly nodeRank: number;
+  /** Number of nodes the communicator spans. */
+  readonly nodeCount: number;
+  /** Index of this rank among the communicator's ranks on its node. */
+  readonly localRank: number;
+  /** Number of the communicator's ranks on this rank's node. */
+  readonly localSize: number;
+  /** Context id: separates this communicator's messages from every other's. */
+  readonly context: number;
+  /** Node layout of the communicator's ranks (what node-aware algorithms see). */
+  readonly topology: Topology;
+  /** Defaults for calls on this communicator (reproducible, debug, timeoutMs). */
+  readonly defaults: CommDefaults;
+  /** @internal World rank of each communicator rank. */
+  readonly worldOf: Int32Array;
+  private readonly rankOfWorld: Map<number, number>;
+  private readonly rt: RankRuntime;
+  private readonly shm: ShmCollectives | undefined;
+  private seq = 0;
+  private readonly plans = new Map<string, Plan>();
+  private last: LastPlan | undefined;
+
+  /** @internal Use init(), split() or dup(). */
+  constructor(rt: RankRuntime, context: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, shmOffset: number) {
+    this.rt = rt;
+    this.context = context;
+    this.worldOf = worldOf;
+    this.rank = rank;
+    this.size = worldOf.length;
+    this.defaults = { ...defaults };
+    this.rankOfWorld = new Map(Array.from(worldOf, (w, r) => [w, r]));
+    const nodeIds = new Map<number, number>();
+    const nodeOf = Array.from(worldOf, (w) => {
+      const n = rt.nodeOf[w];
+      if (!nodeIds.has(n)) nodeIds.set(n, nodeIds.size);
+      return nodeIds.get(n) as number;
+    });
+    this.topology = topologyFromNodes(nodeOf, `${nodeIds.size} node(s): ${nodeOf.join(',')}`);
+    this.nodeRank = nodeOf[rank];
+    this.nodeCount = nodeIds.size;
+    const mine = this.topology.ranksOn(this.nodeRank);
+    this.localRank = mine.indexOf(rank);
+    this.localSize = mine.length;
+    this.shm = shmOffset >= 0 ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, rt.engine) : undefined;
+  }
+
+  /** World rank of communicator rank `r`. */
+  worldRank(r: number = this.rank): number {
+    checkRank('rank', r, this.size);
+    return this.worldOf[r];
+  }
+
+  // ------------------------------------------------------------ collectives
+
+  barrier(o?: CollectiveOptions): void {
+    this.collective('barrier', EMPTY, EMPTY, false, 0, lookupDatatype('uint8'), undefined, 0, o, true, noResult);
+  }
+
+  ibarrier(o?: CollectiveOptions): Request<void> {
+    return this.collective('barrier', EMPTY, EMPTY, false, 0, lookupDatatype('uint8'), undefined, 0, o, false, noResult) as Request<void>;
+  }
+
+  /** Broadcast `buf` from the root to every rank (in place). */
+  bcast<T extends Buffer>(buf: T, o?: RootOptions): T {
+    return this.bcastCall(buf, o, true);
+  }
+
+  ibcast<T extends Buffer>(buf: T, o?: RootOptions): Request<T> {
+    return this.bcastCall(buf, o, false);
+  }
+
+  private bcastCall<T extends Buffer>(buf: T, o: RootOptions | undefined, blocking: true): T;
+  private bcastCall<T extends Buffer>(buf: T, o: RootOptions | undefined, blocking: false): Request<T>;
+  private bcastCall<T extends Buffer>(buf: T, o: RootOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, buf);
+    const root = this.root(o);
+    const count = countOf(o?.count, () => elementsOf('buf', buf, type));
+    const b = region('buf', buf, type, count);
+    return this.collective('bcast', EMPTY, b, false, count, type, undefined, root, o, blocking, () => buf);
+  }
+
+  /** Combine every rank's vector with `op` (default sum) into `recvbuf` at the root. */
+  reduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReduceOptions): T | undefined {
+    return this.reduceCall(sendbuf, recvbuf, o, true);
+  }
+
+  ireduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReduceOptions): Request<T | undefined> {
+    return this.reduceCall(sendbuf, recvbuf, o, false);
+  }
+
+  private reduceCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: ReduceOptions | undefined, blocking: true): T | undefined;
+  private reduceCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: ReduceOptions | undefined, blocking: false): Request<T | undefined>;
+  private reduceCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: ReduceOptions | undefined, blocking: boolean): T | undefined | Request<T | undefined> {
+    const type = resolveType(o?.datatype, sendbuf);
+    const root = this.root(o);
+    const count = countOf(o?.count, () => elementsOf('sendbuf', sendbuf, type));
+    const isRoot = this.rank === root;
+    const out = isRoot ? (recvbuf ?? sendbuf) : undefined;
+    const send = region('sendbuf', sendbuf, type, count);
+    const recv = isRoot ? region('recvbuf', out, type, count) : EMPTY;
+    const inPlace = isRoot && out === sendbuf;
+    return this.collective('reduce', send, recv, inPlace, count, type, this.op(o, type), root, o, blocking, () => out);
+  }
+
+  /** Combine every rank's vector with `op` (default sum); every rank gets the result. Without recvbuf: in place. */
+  allreduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): T {
+    return this.allreduceCall(sendbuf, recvbuf, o, true);
+  }
+
+  iallreduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): Request<T> {
+    return this.allreduceCall(sendbuf, recvbuf, o, false);
+  }
+
+  private allreduceCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: ReductionOptions | undefined, blocking: true): T;
+  private allreduceCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: ReductionOptions | undefined, blocking: false): Request<T>;
+  private allreduceCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: ReductionOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, sendbuf);
+    const count = countOf(o?.count, () => elementsOf('sendbuf', sendbuf, type));
+    const out = recvbuf ?? sendbuf;
+    const send = region('sendbuf', sendbuf, type, count);
+    const recv = out === sendbuf ? send : region('recvbuf', out, type, count);
+    return this.collective('allreduce', send, recv, out === sendbuf, count, type, this.op(o, type), 0, o, blocking, () => out);
+  }
+
+  /** Concatenate every rank's block (count = one block) into recvbuf on every rank. */
+  allgather<T extends Buffer>(sendbuf: T, recvbuf: T, o?: CollectiveOptions): T {
+    return this.allgatherCall(sendbuf, recvbuf, o, true);
+  }
+
+  iallgather<T extends Buffer>(sendbuf: T, recvbuf: T, o?: CollectiveOptions): Request<T> {
+    return this.allgatherCall(sendbuf, recvbuf, o, false);
+  }
+
+  private allgatherCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: CollectiveOptions | undefined, blocking: true): T;
+  private allgatherCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: CollectiveOptions | undefined, blocking: false): Request<T>;
+  private allgatherCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: CollectiveOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    const count = countOf(o?.count, () => elementsOf('sendbuf', sendbuf, type));
+    const send = region('sendbuf', sendbuf, type, count);
+    const recv = region('recvbuf', recvbuf, type, count * this.size);
+    return this.collective('allgather', send, recv, overlap(send, recv), count, type, undefined, 0, o, blocking, () => recvbuf);
+  }
+
+  /** Reduce P blocks and scatter them: rank r gets the reduction of block r (count = one block). */
+  reduceScatter<T extends Buffer>(sendbuf: T, recvbuf: T, o?: ReductionOptions): T {
+    return this.reduceScatterCall(sendbuf, recvbuf, o, true);
+  }
+
+  ireduceScatter<T extends Buffer>(sendbuf: T, recvbuf: T, o?: ReductionOptions): Request<T> {
+    return this.reduceScatterCall(sendbuf, recvbuf, o, false);
+  }
+
+  private reduceScatterCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: ReductionOptions | undefined, blocking: true): T;
+  private reduceScatterCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: ReductionOptions | undefined, blocking: false): Request<T>;
+  private reduceScatterCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: ReductionOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    const count = countOf(o?.count, () => elementsOf('recvbuf', recvbuf, type));
+    const send = region('sendbuf', sendbuf, type, count * this.size);
+    const recv = region('recvbuf', recvbuf, type, count);
+    return this.collective('reduce_scatter', send, recv, overlap(send, recv), count, type, this.op(o, type), 0, o, blocking, () => recvbuf);
+  }
+
+  /** Collect every rank's block at the root (recvbuf needed at the root only). */
+  gather<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: RootOptions): T | undefined {
+    return this.gatherCall(sendbuf, recvbuf, o, true);
+  }
+
+  igather<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: RootOptions): Request<T | undefined> {
+    return this.gatherCall(sendbuf, recvbuf, o, false);
+  }
+
+  private gatherCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: RootOptions | undefined, blocking: true): T | undefined;
+  private gatherCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: RootOptions | undefined, blocking: false): Request<T | undefined>;
+  private gatherCall<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, o: RootOptions | undefined, blocking: boolean): T | undefined | Request<T | undefined> {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    const root = this.root(o);
+    const count = countOf(o?.count, () => elementsOf('sendbuf', sendbuf, type));
+    const send = region('sendbuf', sendbuf, type, count);
+    const isRoot = this.rank === root;
+    const recv = isRoot ? region('recvbuf', recvbuf, type, count * this.size) : EMPTY;
+    const out = isRoot ? (recvbuf ?? undefined) : undefined;
+    return this.collective('gather', send, recv, isRoot && overlap(send, recv), count, type, undefined, root, o, blocking, () => out);
+  }
+
+  /** Hand block r of the root's sendbuf to rank r (sendbuf needed at the root only). */
+  scatter<T extends Buffer>(sendbuf: T | null | undefined, recvbuf: T, o?: RootOptions): T {
+    return this.scatterCall(sendbuf, recvbuf, o, true);
+  }
+
+  iscatter<T extends Buffer>(sendbuf: T | null | undefined, recvbuf: T, o?: RootOptions): Request<T> {
+    return this.scatterCall(sendbuf, recvbuf, o, false);
+  }
+
+  private scatterCall<T extends Buffer>(sendbuf: T | null | undefined, recvbuf: T, o: RootOptions | undefined, blocking: true): T;
+  private scatterCall<T extends Buffer>(sendbuf: T | null | undefined, recvbuf: T, o: RootOptions | undefined, blocking: false): Request<T>;
+  private scatterCall<T extends Buffer>(sendbuf: T | null | undefined, recvbuf: T, o: RootOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, recvbuf, sendbuf);
+    const root = this.root(o);
+    const count = countOf(o?.count, () => elementsOf('recvbuf', recvbuf, type));
+    const isRoot = this.rank === root;
+    const send = isRoot ? region('sendbuf', sendbuf, type, count * this.size) : EMPTY;
+    const recv = region('recvbuf', recvbuf, type, count);
+    return this.collective('scatter', send, recv, isRoot && overlap(send, recv), count, type, undefined, root, o, blocking, () => recvbuf);
+  }
+
+  /** Rank r sends block q of sendbuf to rank q, which stores it as block r (count = one block). */
+  alltoall<T extends Buffer>(sendbuf: T, recvbuf: T, o?: CollectiveOptions): T {
+    return this.alltoallCall(sendbuf, recvbuf, o, true);
+  }
+
+  ialltoall<T extends Buffer>(sendbuf: T, recvbuf: T, o?: CollectiveOptions): Request<T> {
+    return this.alltoallCall(sendbuf, recvbuf, o, false);
+  }
+
+  private alltoallCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: CollectiveOptions | undefined, blocking: true): T;
+  private alltoallCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: CollectiveOptions | undefined, blocking: false): Request<T>;
+  private alltoallCall<T extends Buffer>(sendbuf: T, recvbuf: T, o: CollectiveOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    const count = countOf(o?.count, () => {
+      const n = elementsOf('sendbuf', sendbuf, type);
+      if (n % this.size !== 0) {
+        throw new ArgumentError(`sendbuf holds ${n} elements, not a multiple of the ${this.size} ranks`, 'pass { count } (elements per destination)');
+      }
+      return n / this.size;
+    });
+    const send = region('sendbuf', sendbuf, type, count * this.size);
+    const recv = region('recvbuf', recvbuf, type, count * this.size);
+    return this.collective('alltoall', send, recv, overlap(send, recv), count, type, undefined, 0, o, blocking, () => recvbuf);
+  }
+
+  // ------------------------------------------------------- point-to-point
+
+  /** Send `buf` to `dest` (blocks until the buffer may be reused). */
+  send(buf: Buffer, dest: number, tag = 0, o?: CallOptions): void {
+    this.isendCall(buf, dest, tag, o, true);
+  }
+
+  isend(buf: Buffer, dest: number, tag = 0, o?: CallOptions): Request<void> {
+    return this.isendCall(buf, dest, tag, o, false);
+  }
+
+  private isendCall(buf: Buffer, dest: number, tag: number, o: CallOptions | undefined, blocking: true): void;
+  private isendCall(buf: Buffer, dest: number, tag: number, o: CallOptions | undefined, blocking: false): Request<void>;
+  private isendCall(buf: Buffer, dest: number, tag: number, o: CallOptions | undefined, blocking: boolean): void | Request<void> {
+    const type = resolveType(o?.datatype, buf);
+    const count = countOf(o?.count, () => elementsOf('buf', buf, type));
+    const data = region('buf', buf, type, count);
+    checkRank('dest', dest, this.size);
+    checkTag(tag);
+    const ep = this.rt.endpoint;
+    const key = { context: this.context, space: SPACE_P2P, tag, src: ep.rank, dst: this.worldOf[dest], index: 0 } as const;
+    const task = new OpTask(() => ep.isend(key, data), [dest]);
+    return this.runTask(task, 'send', o, blocking, noResult);
+  }
+
+  /** Receive into `buf` from `source` (or ANY_SOURCE) with `tag` (or ANY_TAG). */
+  recv(buf: Buffer, source = ANY_SOURCE, tag = ANY_TAG, o?: CallOptions): Status {
+    return this.irecvCall(buf, source, tag, o, true);
+  }
+
+  irecv(buf: Buffer, source = ANY_SOURCE, tag = ANY_TAG, o?: CallOptions): Request<Status> {
+    return this.irecvCall(buf, source, tag, o, false);
+  }
+
+  private irecvCall(buf: Buffer, source: number, tag: number, o: CallOptions | undefined, blocking: true): Status;
+  private irecvCall(buf: Buffer, source: number, tag: number, o: CallOptions | undefined, blocking: false): Request<Status>;
+  private irecvCall(buf: Buffer, source: number, tag: number, o: CallOptions | undefined, blocking: boolean): Status | Request<Status> {
+    const type = resolveType(o?.datatype, buf);
+    const count = countOf(o?.count, () => elementsOf('buf', buf, type));
+    const data = region('buf', buf, type, count);
+    if (source !== ANY_SOURCE) checkRank('source', source, this.size);
+    if (tag !== ANY_TAG) checkTag(tag);
+    const ep = this.rt.endpoint;
+    const key = { context: this.context, space: SPACE_P2P, tag: tag === ANY_TAG ? ANY : tag, src: source === ANY_SOURCE ? ANY : this.worldOf[source], dst: ep.rank, index: 0 } as const;
+    const peers = source === ANY_SOURCE ? Array.from({ length: this.size }, (_, r) => r).filter((r) => r !== this.rank) : [source];
+    const task = new OpTask(() => ep.irecv(key, data), peers);
+    return this.runTask(task, 'recv', o, blocking, () => {
+      const op = task.op as RecvOp;
+      return { source: this.rankOfWorld.get(op.source) ?? -1, tag: op.tag, bytes: op.bytes, count: op.bytes / type.size };
+    });
+  }
+
+  // ---------------------------------------------------------- communicators
+
+  /**
+   * Partition the communicator (MPI_Comm_split): ranks with the same `color` form a
+   * new communicator, ordered by `key` (then by rank). A negative, null or undefined
+   * color leaves the rank out (it gets null). Collective over this communicator.
+   */
+  split(color: number | null | undefined, key: number = this.rank): Communicator | null {
+    const none = color === null || color === undefined || color < 0;
+    if (!none) checkIntRange('color', color as number, 0, 0x7fffffff);
+    checkIntRange('key', key, -0x80000000, 0x7fffffff);
+    const mine = Int32Array.from([none ? -1 : (color as number), key, this.rt.nextContext]);
+    const all = new Int32Array(3 * this.size);
+    this.allgather(mine, all, { algorithm: undefined, reproducible: false });
+    let ctx = 0;
+    for (let r = 0; r < this.size; r++) ctx = Math.max(ctx, all[3 * r + 2]);
+    this.rt.nextContext = Math.max(this.rt.nextContext, ctx + 1);
+    if (none) return null;
+    const members: number[] = [];
+    for (let r = 0; r < this.size; r++) if (all[3 * r] === color) members.push(r);
+    members.sort((a, b) => all[3 * a + 1] - all[3 * b + 1] || a - b);
+    const worldOf = Int32Array.from(members, (r) => this.worldOf[r]);
+    const rank = members.indexOf(this.rank);
+    return Communicator.create(this.rt, ctx, worldOf, rank, this.defaults);
+  }
+
+  /** A communicator with the same ranks and a separate message context. */
+  dup(): Communicator {
+    return this.split(0, this.rank) as Communicator;
+  }
+
+  /** @internal Build a communicator and set up its shared-memory block (collective over its ranks). */
+  static create(rt: RankRuntime, ctx: number, worldOf: Int32Array, rank: number, defaults: CommDefaults): Communicator {
+    const size = worldOf.length;
+    const node = rt.nodeOf[worldOf[0]];
+    const oneNode = worldOf.every((w) => rt.nodeOf[w] === node);
+    if (!oneNode || size === 1) return new Communicator(rt, ctx, worldOf, rank, defaults, -1);
+    // Rank 0 allocates the block in its arena slice and tells the others where it is.
+    const ep = rt.endpoint;
+    const word = new Int32Array(1);
+    const key = (dst: number) => ({ context: ctx, space: SPACE_CTRL, tag: SETUP_TAG, src: ep.rank, dst, index: 0 }) as const;
+    let task: Task;
+    if (rank === 0) {
+      const bytes = shmBlockBytes(size);
+      const off = rt.allocator.alloc(bytes);
+      if (off >= 0) initShmBlock(rt.arena, off, size);
+      word[0] = off;
+      const tasks: OpTask[] = [];
+      for (let r = 1; r < size; r++) tasks.push(new OpTask(() => ep.isend(key(worldOf[r]), byteView(word)), [r]));
+      task = new OpsTask(tasks);
+    } else {
+      task = new OpTask(() => ep.irecv({ ...key(ep.rank), src: worldOf[0] }, byteView(word), { exact: true }), [0]);
+    }
+    const timeoutMs = defaults.timeoutMs;
+    rt.engine.run(task, {
+      what: `communicator setup (context ${ctx})`,
+      timeoutMs,
+      deadline: timeoutMs > 0 ? performance.now() + timeoutMs : Infinity,
+      worldOf,
+    });
+    return new Communicator(rt, ctx, worldOf, rank, defaults, word[0]);
+  }
+
+  // ---------------------------------------------------------- shared memory
+
+  /**
+   * A buffer of `count` elements in the node's shared arena (MPI_Alloc_mem): sends
+   * from it to ranks of the same node are zero-copy. Release it with free().
+   */
+  alloc<T extends DatatypeName>(type: T, count: number): ArrayOf<T> {
+    const t = lookupDatatype(type);
+    checkIntRange('count', count, 0, Number.MAX_SAFE_INTEGER);
+    const bytes = count * t.size;
+    const off = this.rt.allocator.alloc(bytes);
+    if (off < 0) {
+      throw new ArgumentError(
+        `the shared arena has no room for ${bytes} bytes (this rank's slice has ${this.rt.allocator.available} free)`,
+        'free() buffers you no longer need, or start the job with a larger arena (coll run --arena-mb, or COLL_ARENA_MB)',
+      );
+    }
+    const arena = this.rt.arena;
+    const view = t.kind === 'pair' || t.name === 'uint8' ? new Uint8Array(arena, off, bytes) : new t.valueArray(arena, off, count);
+    return view as unknown as ArrayOf<T>;
+  }
+
+  /** Return a buffer obtained from alloc(). */
+  free(buf: ArrayBufferView): void {
+    if (buf.buffer !== this.rt.arena) throw new ArgumentError('free() takes buffers obtained from comm.alloc()');
+    this.rt.allocator.free(buf.byteOffset);
+  }
+
+  /** Whether `buf` lives in the node's shared arena (zero-copy eligible). */
+  isShared(buf: ArrayBufferView): boolean {
+    return buf.buffer === this.rt.arena;
+  }
+
+  /** The algorithm a collective call with these arguments would run (for tools and benchmarks). */
+  algorithmFor(kind: CollectiveKind, count: number, o?: ReduceOptions & { blocking?: boolean; datatype?: DatatypeName }): string {
+    const type = lookupDatatype(o?.datatype ?? 'float64');
+    const op = kind === 'reduce' || kind === 'allreduce' || kind === 'reduce_scatter' ? lookupOp(o?.op ?? 'sum') : undefined;
+    return this.plan({
+      kind,
+      count,
+      type,
+      op,
+      root: o?.root ?? 0,
+      algorithm: o?.algorithm,
+      params: o?.params,
+      reproducible: o?.reproducible ?? this.defaults.reproducible,
+      blocking: o?.blocking ?? true,
+      topology: o?.topology,
+    }).algorithm;
+  }
+
+  // -------------------------------------------------------------- internals
+
+  private root(o: RootOptions | undefined): number {
+    const root = o?.root ?? 0;
+    checkRank('root', root, this.size);
+    return root;
+  }
+
+  private op(o: ReductionOptions | undefined, type: Datatype): Op {
+    const op = lookupOp(o?.op ?? 'sum');
+    op.kernel(type); // throws OpError when the operator does not apply to the datatype
+    return op;
+  }
+
+  private plan(shape: CallShape): Plan {
+    const key = planKey(shape);
+    let plan = this.plans.get(key);
+    if (!plan) {
+      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shm: this.shm !== undefined }, shape);
+      if (this.plans.size >= MAX_PLANS) {
+        const [oldKey, old] = this.plans.entries().next().value as [string, Plan];
+        this.plans.delete(oldKey);
+        for (const ph of old.phases) for (const set of ph.spare) for (const b of set) this.rt.freeScratch(b);
+      }
+      this.plans.set(key, plan);
+    }
+    return plan;
+  }
+
+  private collective<T>(
+    kind: CollectiveKind,
+    send: Uint8Array,
+    recv: Uint8Array,
+    inPlace: boolean,
+    count: number,
+    type: Datatype,
+    op: Op | undefined,
+    root: number,
+    o: CollectiveOptions | undefined,
+    blocking: boolean,
+    result: () => T,
+  ): T | Request<T> {
+    const reproducible = o?.reproducible ?? this.defaults.reproducible;
+    let plan: Plan;
+    const l = this.last;
+    const simple = o === undefined || (o.algorithm === undefined && o.params === undefined && o.topology === undefined);
+    if (simple && l && l.kind === kind && l.count === count && l.type === type && l.op === op && l.root === root && l.blocking === blocking && l.reproducible === reproducible) {
+      plan = l.plan;
+    } else {
+      plan = this.plan({ kind, count, type, op, root, algorithm: o?.algorithm, params: o?.params, reproducible, blocking, topology: o?.topology });
+      if (simple) this.last = { kind, count, type, op, root, blocking, reproducible, plan };
+    }
+    const seq = this.seq;
+    this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
+    const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
+    const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+    if (o?.debug ?? this.defaults.debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
+    if (plan.shm) {
+      (this.shm as ShmCollectives).run(kind as never, send, recv, count * type.size, count, root, plan.kernel, info);
+      return result();
+    }
+    const input = inPlace && send.byteLength > 0 ? send.slice() : send;
+    const phases = plan.phases;
+    const task: Task =
+      phases.length === 1
+        ? this.execution(phases[0], seq, input, recv, type, plan)
+        : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
+    if (blocking) {
+      this.rt.engine.run(task, info);
+      return result();
+    }
+    return new Request(this.rt.engine, task, info, result);
+  }
+
+  private execution(phase: Phase, seq: number, input: Uint8Array, recv: Uint8Array, type: Datatype, plan: Plan): Execution {
+    const es = type.size;
+    const scratch = phase.spare.pop() ?? phase.compiled.scratch.map((n) => this.rt.allocScratch(n * es));
+    const ex = new Execution(phase.compiled, [input, recv, ...scratch], {
+      endpoint: this.rt.endpoint,
+      worldOf: this.worldOf,
+      context: this.context,
+      seq,
+      elementSize: es,
+      kernel: plan.kernel,
+    });
+    ex.onSuccess = () => phase.spare.push(scratch);
+    return ex;
+  }
+
+  private runTask<T>(task: Task, kind: string, o: CallOptions | undefined, blocking: boolean, result: () => T): T | Request<T> {
+    const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
+    const info = new CallInfo(kind, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+    if (blocking) {
+      this.rt.engine.run(task, info);
+      return result();
+    }
+    return new Request(this.rt.engine, task, info, result);
+  }
+
+  /** Debug mode: every rank sends its call signature to rank 0, which answers with a verdict. */
+  private agree(seq: number, sig: string, info: WaitInfo): void {
+    const ep = this.rt.endpoint;
+    const key = (dst: number, src: number, index: number) => ({ context: this.context, space: SPACE_CTRL, tag: seq, src, dst, index }) as const;
+    const enc = new TextEncoder();
+    let verdict = '';
+    if (this.rank === 0) {
+      const bufs = Array.from({ length: this.size }, () => new Uint8Array(4096));
+      const recvs: OpTask[] = [];
+      for (let r = 1; r < this.size; r++) {
+        const w = this.worldOf[r];
+        recvs.push(new OpTask(() => ep.irecv(key(ep.rank, w, 0), bufs[r]), [r]));
+      }
+      const all = new OpsTask(recvs);
+      this.rt.engine.run(all, info);
+      const dec = new TextDecoder();
+      const sigs = [sig, ...recvs.map((t) => dec.decode(bufs[1 + recvs.indexOf(t)].subarray(0, (t.op as RecvOp).bytes)))];
+      if (sigs.some((s) => s !== sig)) {
+        const groups = new Map<string, number[]>();
+        sigs.forEach((s, r) => groups.set(s, [...(groups.get(s) ?? []), r]));
+        const parts = [...groups].map(([s, rs]) => `${rs.length > 1 ? 'ranks' : 'rank'} ${rs.join(',')}: ${s}`);
+        verdict = `collective #${seq} on communicator ${this.context}: ranks disagree: ${parts.join('; ')}`;
+      }
+      const v = enc.encode(verdict);
+      const sends: OpTask[] = [];
+      for (let r = 1; r < this.size; r++) {
+        const w = this.worldOf[r];
+        sends.push(new OpTask(() => ep.isend(key(w, ep.rank, 1), v), [r]));
+      }
+      this.rt.engine.run(new OpsTask(sends), info);
+    } else {
+      const root = this.worldOf[0];
+      const s = enc.encode(sig);
+      const buf = new Uint8Array(1 << 16);
+      const recv = new OpTask(() => ep.irecv(key(ep.rank, root, 1), buf), [0]);
+      this.rt.engine.run(new OpsTask([new OpTask(() => ep.isend(key(root, ep.rank, 0), s), [0]), recv]), info);
+      verdict = new TextDecoder().decode(buf.subarray(0, (recv.op as RecvOp).bytes));
+    }
+    if (verdict) {
+      throw new MismatchError(verdict, 'every rank must call the same collectives in the same order with the same count, datatype, op and root');
+    }
+  }
+}
+
+function noResult(): void {}
+
+function overlap(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+}
+
+function signature(
+  kind: CollectiveKind,
+  count: number,
+  type: Datatype,
+  op: Op | undefined,
+  root: number,
+  o: CollectiveOptions | undefined,
+  blocking: boolean,
+  reproducible: boolean,
+): string {
+  const parts = [`count=${count}`, `datatype=${type.name}`];
+  if (op) parts.push(`op=${op.name}`);
+  if (isRooted(kind)) parts.push(`root=${root}`);
+  if (o?.algorithm) parts.push(`algorithm=${o.algorithm}`);
+  if (reproducible && op) parts.push('reproducible');
+  return `${blocking ? '' : 'i'}${kind}(${parts.join(', ')})`;
+}

@@ -1,0 +1,76 @@
+/**
+ * What the launcher tells a node process and what a node process tells its rank
+ * threads: job shape, placement, transport sizes and defaults. Plain data (it
+ * crosses the IPC channel and worker_threads' structured clone).
+ */
+
+export interface JobSpec {
+  readonly jobId: string;
+  /** Total ranks. */
+  readonly size: number;
+  readonly nodeCount: number;
+  /** firstRank[i] = first world rank of node i; firstRank[nodeCount] = size (block placement). */
+  readonly firstRank: readonly number[];
+  /** Absolute path of the user program. */
+  readonly program: string;
+  readonly args: readonly string[];
+  /** Address the nodes' TCP servers bind to. */
+  readonly bindHost: string;
+  readonly arenaBytes: number;
+  readonly ringBytes: number;
+  readonly debug: boolean;
+  /** Default collective timeout (ms); 0 = none. */
+  readonly timeoutMs: number;
+  /** Idle polls before a waiting rank parks. */
+  readonly spin: number;
+  /** Module to preload with --import in node processes (tsx), if any. */
+  readonly loader: string | undefined;
+  /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */
+  readonly workerLoader: string | undefined;
+}
+
+/** Bytes of the flat shared-memory collective block of a communicator with `size` ranks. */
+export const SHM_SLOT_BYTES = 4096;
+
+export interface NodeSpec extends JobSpec {
+  readonly node: number;
+  /** Hex secret every TCP connection between nodes must prove knowledge of. */
+  readonly secret: string;
+}
+
+/** What a rank thread receives as workerData (under WORKER_KEY). */
+export interface RankSpec {
+  readonly job: JobSpec;
+  readonly node: number;
+  readonly worldRank: number;
+  readonly localRank: number;
+  readonly localSize: number;
+  readonly control: SharedArrayBuffer;
+  readonly arena: SharedArrayBuffer;
+  /** Arena offset of the world communicator's flat collective block (-1: none). */
+  readonly worldShmOffset: number;
+  /** Bytes at the start of the arena reserved before the per-endpoint slices. */
+  readonly arenaReserved: number;
+  readonly flagsPerEndpoint: number;
+}
+
+export const WORKER_KEY = '__collectivesRank';
+
+/** Which node a world rank lives on (block placement). */
+export function nodeOfRank(firstRank: readonly number[], rank: number): number {
+  let lo = 0;
+  let hi = firstRank.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (firstRank[mid] <= rank) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Split `ranks` over `nodes` as evenly as possible (the first nodes get one more). */
+export function blockPlacement(ranks: number, nodes: number): number[] {
+  const first = [0];
+  for (let i = 0; i < nodes; i++) first.push(first[i] + Math.floor(ranks / nodes) + (i < ranks % nodes ? 1 : 0));
+  return first;
+}

@@ -1,0 +1,159 @@
+/**
+ * The progress engine of one rank thread. It owns the rank's transport endpoint and
+ * the set of active nonblocking tasks, and implements the two ways of waiting:
+ *
+ * - blocking (`wait`): the thread polls the transport and advances its tasks; after
+ *   `spin` idle polls it parks on its doorbell (Atomics.wait), so ranks that wait
+ *   for long give their core away — essential when ranks outnumber cores;
+ * - nonblocking (`startAsync`): tasks progress whenever the rank calls into the
+ *   library, and from the event loop through Atomics.waitAsync on the doorbell.
+ *
+ * Both check the task's deadline (TimeoutError naming the ranks still waited for)
+ * and the job's abort flag (RankFailedError when another rank failed).
+ */
+import { RankFailedError, TimeoutError } from '../core/errors.js';
+import type { ShmEndpoint } from '../transport/shm/endpoint.js';
+import type { Task } from './task.js';
+
+/** Longest single park, so deadlines and the abort flag are rechecked. */
+const PARK_MS = 50;
+
+export interface WaitInfo {
+  /** What is being waited for, e.g. "allreduce #3 on communicator 0 (4 ranks)". */
+  readonly what: string;
+  /** Absolute deadline (performance.now() ms), Infinity for none. */
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  /** World rank of each communicator rank, to report world ranks alongside. */
+  readonly worldOf: Int32Array;
+}
+
+interface Active {
+  readonly task: Task;
+  readonly info: WaitInfo;
+  settle(error: Error | undefined): void;
+}
+
+export class Engine {
+  readonly ep: ShmEndpoint;
+  /** Idle polls before parking. */
+  spin: number;
+  private readonly active: Active[] = [];
+  private pumping = false;
+
+  constructor(ep: ShmEndpoint, spin: number) {
+    this.ep = ep;
+    this.spin = spin;
+  }
+
+  /** Poll the transport once and advance background tasks; true if the transport moved. */
+  progress(): boolean {
+    const moved = this.ep.progress();
+    if (this.active.length > 0) this.advanceActive();
+    return moved;
+  }
+
+  private advanceActive(): void {
+    let j = 0;
+    const list = this.active;
+    const finished: Active[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i];
+      if (!a.task.done) a.task.advance();
+      if (a.task.done) finished.push(a);
+      else list[j++] = a;
+    }
+    list.length = j;
+    for (const a of finished) a.settle(a.task.error);
+  }
+
+  /** Start `task` and run it to completion in this thread; throws its error. */
+  run(task: Task, info: WaitInfo): void {
+    task.start();
+    this.wait(task, info);
+  }
+
+  /** Block until a started task is done; throws its error. */
+  wait(task: Task, info: WaitInfo): void {
+    let idle = 0;
+    while (!task.done) {
+      const moved = this.progress();
+      task.advance();
+      if (task.done) break;
+      if (moved) {
+        idle = 0;
+        continue;
+      }
+      if (++idle < this.spin) continue;
+      idle = 0;
+      const now = performance.now();
+      this.check(task, info, now);
+      this.ep.park(Math.min(info.deadline - now, PARK_MS));
+    }
+    if (task.error) throw task.error;
+  }
+
+  /** Throw when the job aborts or the deadline has passed. */
+  check(task: Task, info: WaitInfo, now: number): void {
+    const ab = this.ep.aborted();
+    if (ab) throw new RankFailedError(ab.rank, ab.reason);
+    if (now >= info.deadline) throw timeoutError(info, task.waitingFor());
+  }
+
+  /** Start `task` in the background; `settle` runs once it is done (error or undefined). */
+  startAsync(task: Task, info: WaitInfo, settle: (error: Error | undefined) => void): void {
+    task.start();
+    if (task.done) {
+      settle(task.error);
+      return;
+    }
+    this.active.push({ task, info, settle });
+    void this.pump();
+  }
+
+  /** Whether `task` is still being driven in the background. */
+  isActive(task: Task): boolean {
+    return this.active.some((a) => a.task === task);
+  }
+
+  /** Drive background tasks from the event loop until none is left. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.active.length > 0) {
+        this.progress();
+        if (this.active.length === 0) break;
+        const now = performance.now();
+        let next = Infinity;
+        const ab = this.ep.aborted();
+        for (let i = 0; i < this.active.length; i++) {
+          const a = this.active[i];
+          let err: Error | undefined;
+          if (ab) err = new RankFailedError(ab.rank, ab.reason);
+          else if (now >= a.info.deadline) err = timeoutError(a.info, a.task.waitingFor());
+          if (err) {
+            this.active.splice(i--, 1);
+            a.settle(err);
+          } else next = Math.min(next, a.info.deadline);
+        }
+        if (this.active.length === 0) break;
+        await this.ep.parkAsync(Math.max(0, Math.min(next - now, PARK_MS)));
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+}
+
+export function timeoutError(info: WaitInfo, missing: readonly number[]): TimeoutError {
+  const world = missing.map((r) => info.worldOf[r]);
+  const same = missing.every((r, i) => world[i] === r);
+  return new TimeoutError(
+    `${info.what} did not complete within ${info.timeoutMs} ms${same || missing.length === 0 ? '' : ` (world ranks [${world.join(', ')}])`}`,
+    missing,
+    missing.length > 0
+      ? 'the missing ranks have not made the matching call: check that every rank calls the same collectives in the same order, or raise timeoutMs'
+      : 'raise timeoutMs, or check for a rank that stopped making progress',
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * Runtime executor: runs one rank's compiled schedule over real buffers and a
+ * transport endpoint, with the semantics of the reference executor
+ * (src/reference/executor.ts): a step becomes ready when its dependencies have
+ * completed; a receive completes when its matching message (the k-th from that
+ * peer in this collective) has arrived; reduce folds operands in the listed order
+ * with the core kernels; a send completes once its payload is buffered by the
+ * transport or consumed by the receiver.
+ *
+ * The execution is driven from outside (see engine.ts): `start()` runs what is
+ * ready, transport callbacks complete steps and queue their dependents, and
+ * `advance()` runs newly ready steps. Receives that the schedule feeds only into a
+ * reduce may be fused: with a shared-arena payload the reduce reads the sender's
+ * memory directly (see compiled.ts).
+ */
+import type { Kernel } from '../core/ops.js';
+import { SPACE_COLL, type Endpoint, type RecvOp, type SendOp } from '../transport/types.js';
+import type { Region } from '../schedule/types.js';
+import { K_COPY, K_RECV, K_REDUCE, K_SEND, type CompiledSchedule } from './compiled.js';
+import type { Task } from './task.js';
+
+export interface ExecutionContext {
+  readonly endpoint: Endpoint;
+  /** World rank of each communicator rank. */
+  readonly worldOf: Int32Array;
+  readonly context: number;
+  /** Collective sequence number (the message tag). */
+  readonly seq: number;
+  readonly elementSize: number;
+  readonly kernel: Kernel | undefined;
+}
+
+export class Execution implements Task {
+  done = false;
+  error: Error | undefined = undefined;
+  private readonly pending: Int32Array;
+  private readonly ready: number[] = [];
+  private head = 0;
+  private completed = 0;
+  private readonly fused: Uint8Array;
+  private readonly ops: (SendOp | RecvOp | undefined)[];
+  private started = false;
+  /** Called once when every step has completed (e.g. to recycle scratch buffers). */
+  onSuccess: (() => void) | undefined;
+
+  constructor(
+    readonly cs: CompiledSchedule,
+    /** Byte views of the buffers, by buffer id. */
+    readonly bufs: readonly Uint8Array[],
+    readonly x: ExecutionContext,
+  ) {
+    this.pending = cs.ndeps.slice();
+    this.fused = new Uint8Array(cs.n);
+    this.ops = new Array<SendOp | RecvOp | undefined>(cs.n);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    if (this.cs.n === 0) {
+      this.done = true;
+      this.onSuccess?.();
+      return;
+    }
+    const roots = this.cs.roots;
+    for (let i = 0; i < roots.length; i++) this.ready.push(roots[i]);
+    this.advance();
+  }
+
+  /** Run every ready step (and those they make ready). */
+  advance(): void {
+    if (this.done) return;
+    while (this.head < this.ready.length) {
+      const i = this.ready[this.head++];
+      this.run(i);
+      if (this.done) return;
+    }
+    this.ready.length = 0;
+    this.head = 0;
+  }
+
+  private view(r: Region): Uint8Array;
+  private view(buf: number, offset: number, count: number): Uint8Array;
+  private view(a: Region | number, offset?: number, count?: number): Uint8Array {
+    const es = this.x.elementSize;
+    const b = typeof a === 'number' ? this.bufs[a] : this.bufs[a.buf];
+    const o = typeof a === 'number' ? (offset as number) : a.offset;
+    const c = typeof a === 'number' ? (count as number) : a.count;
+    return b.subarray(o * es, (o + c) * es);
+  }
+
+  private run(i: number): void {
+    const cs = this.cs;
+    switch (cs.kind[i]) {
+      case K_SEND: {
+        const x = this.x;
+        this.ops[i] = x.endpoint.isend(
+          { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.endpoint.rank, dst: x.worldOf[cs.peer[i]], index: cs.msgIndex[i] },
+          this.view(cs.buf[i], cs.off[i], cs.cnt[i]),
+          (op) => this.onDone(i, op),
+        );
+        return;
+      }
+      case K_RECV: {
+        const x = this.x;
+        const into = cs.fuseInto[i];
+        this.ops[i] = x.endpoint.irecv(
+          { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.worldOf[cs.peer[i]], dst: x.endpoint.rank, index: cs.msgIndex[i] },
+          this.view(cs.buf[i], cs.off[i], cs.cnt[i]),
+          into >= 0 ? { exact: true, consume: (payload) => this.fuse(i, into, payload) } : { exact: true },
+          (op) => this.onDone(i, op),
+        );
+        return;
+      }
+      case K_COPY: {
+        const src = this.view(cs.inputs[i][0]);
+        const dst = this.view(cs.buf[i], cs.off[i], cs.cnt[i]);
+        if (src.byteLength > 0) dst.set(src);
+        this.complete(i);
+        return;
+      }
+      case K_REDUCE:
+        if (this.fused[i] === 0) this.reduce(i, -1, undefined);
+        this.complete(i);
+        return;
+    }
+  }
+
+  /** dst = in[0] ∘ in[1] ∘ … (operand `swap` replaced by `payload` when given). */
+  private reduce(i: number, swap: number, payload: Uint8Array | undefined): void {
+    const cs = this.cs;
+    const kernel = this.x.kernel;
+    if (!kernel) throw new Error('internal: a reduce step without an operator');
+    const n = cs.cnt[i];
+    if (n === 0) return;
+    const ins = cs.inputs[i];
+    const operand = (k: number): Uint8Array => (k === swap ? (payload as Uint8Array) : this.view(ins[k]));
+    const dst = this.view(cs.buf[i], cs.off[i], n);
+    const b = cs.buf[i];
+    const o = cs.off[i];
+    let aliasLater = false;
+    for (let k = 2; k < ins.length; k++) if (ins[k].buf === b && ins[k].offset === o && k !== swap) aliasLater = true;
+    const acc = aliasLater ? new Uint8Array(dst.byteLength) : dst;
+    kernel(acc, operand(0), operand(1), n);
+    for (let k = 2; k < ins.length; k++) kernel(acc, acc, operand(k), n);
+    if (acc !== dst) dst.set(acc);
+  }
+
+  /** Offered a shared-arena payload for receive `r`: run reduce `d` from it when nothing else holds `d` back. */
+  private fuse(r: number, d: number, payload: Uint8Array): boolean {
+    if (this.pending[d] !== 1 || this.fused[d] !== 0) return false;
+    this.reduce(d, this.cs.fuseOperand[r], payload);
+    this.fused[d] = 1;
+    return true;
+  }
+
+  private onDone(i: number, op: SendOp | RecvOp): void {
+    if (op.error) {
+      this.fail(op.error);
+      return;
+    }
+    this.complete(i);
+  }
+
+  private complete(i: number): void {
+    this.ops[i] = undefined;
+    this.completed++;
+    const deps = this.cs.dependents[i];
+    for (let k = 0; k < deps.length; k++) {
+      const d = deps[k];
+      if (--this.pending[d] === 0) this.ready.push(d);
+    }
+    if (this.completed === this.cs.n) {
+      this.done = true;
+      this.onSuccess?.();
+    }
+  }
+
+  /** Fail the execution and withdraw its unmatched receives. */
+  fail(e: Error): void {
+    if (this.done) return;
+    this.error = e;
+    this.done = true;
+    for (let i = 0; i < this.cs.n; i++) {
+      const op = this.ops[i];
+      if (op && !op.done && this.cs.kind[i] === K_RECV) this.x.endpoint.cancel(op as RecvOp);
+    }
+  }
+
+  /** Communicator ranks this execution still waits for (unmatched receives, unconsumed sends). */
+  waitingFor(): number[] {
+    const out = new Set<number>();
+    for (let i = 0; i < this.cs.n; i++) {
+      const op = this.ops[i];
+      if (op && !op.done) out.add(this.cs.peer[i]);
+    }
+    return [...out].sort((a, b) => a - b);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * init(): the entry point of a rank program. Inside a job started by `coll run` /
+ * launch() it connects the rank thread to its node's shared memory and returns the
+ * world communicator; in a program started with plain `node` it returns a one-rank
+ * world (an MPI singleton). Calling it again returns the same communicator.
+ *
+ * Defaults for the world (and communicators split from it): debug mode from
+ * init({ debug }) or COLL_DEBUG=1 (or `coll run --debug`), collective timeout from
+ * init({ timeoutMs }) or COLL_TIMEOUT_MS (default 10 minutes; 0 = none),
+ * reproducible mode from init({ reproducible }) or COLL_REPRODUCIBLE=1.
+ */
+import { workerData } from 'node:worker_threads';
+import { Communicator } from './communicator.js';
+import { WORKER_KEY, type RankSpec } from './config.js';
+import { RankRuntime, singletonSpec } from './rank-runtime.js';
+
+export interface InitOptions {
+  /** Check that every collective call agrees across ranks (MismatchError instead of a hang). */
+  debug?: boolean;
+  /** Rank-order reductions by default on every communicator. */
+  reproducible?: boolean;
+  /** Default timeout of blocking and nonblocking operations (ms); 0 = none. */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+const WORLD = Symbol.for('collectives.world');
+
+type Holder = { [WORLD]?: Communicator };
+
+/** The rank spec of this thread when it was started by the runtime. */
+export function launchedSpec(): RankSpec | undefined {
+  const d = workerData as Record<string, unknown> | null | undefined;
+  return d && typeof d === 'object' && WORKER_KEY in d ? (d[WORKER_KEY] as RankSpec) : undefined;
+}
+
+function envFlag(name: string): boolean | undefined {
+  const v = process.env[name];
+  return v === undefined || v === '' ? undefined : v !== '0' && v.toLowerCase() !== 'false';
+}
+
+function envNumber(name: string): number | undefined {
+  const v = process.env[name];
+  return v === undefined || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
+}
+
+/** The world communicator of this rank. */
+export function init(o: InitOptions = {}): Communicator {
+  const holder = globalThis as Holder;
+  const existing = holder[WORLD];
+  if (existing) return existing;
+  const spec = launchedSpec() ?? singletonSpec({});
+  const rt = new RankRuntime(spec);
+  const job = spec.job;
+  const defaults = {
+    debug: o.debug ?? envFlag('COLL_DEBUG') ?? job.debug,
+    reproducible: o.reproducible ?? envFlag('COLL_REPRODUCIBLE') ?? false,
+    timeoutMs: o.timeoutMs ?? envNumber('COLL_TIMEOUT_MS') ?? (job.timeoutMs > 0 ? job.timeoutMs : DEFAULT_TIMEOUT_MS),
+  };
+  const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);
+  const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset);
+  holder[WORLD] = world;
+  return world;
+}

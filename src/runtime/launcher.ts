@@ -1,0 +1,177 @@
+/**
+ * launch(): start a job of `ranks` ranks on `nodes` node processes of this machine
+ * (block placement, uneven splits allowed: 5 ranks on 2 nodes = 3 + 2), wait for it,
+ * and report its exit code and output. `coll run` is a thin wrapper around it.
+ *
+ * - Every node process gets the job description and a fresh random secret over its
+ *   IPC channel; nodes report their TCP address and get everyone else's.
+ * - Output: each rank's lines come prefixed `[rank] `; they are streamed to this
+ *   process (stdio 'inherit'), handed to `onLine`, and/or captured in the result.
+ * - A rank that throws (or exits non-zero) ends the job: the launcher reports which
+ *   rank failed and why, kills every node process, and the exit code is 1. A job
+ *   that exceeds `jobTimeoutMs` is killed the same way (exit code 124).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ArgumentError, checkIntRange } from '../core/errors.js';
+import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
+import { DEFAULT_RING_BYTES, defaultSpin } from './rank-runtime.js';
+import type { PeerAddress } from '../transport/tcp/device.js';
+
+export interface LaunchOptions {
+  /** Total number of ranks. */
+  ranks: number;
+  /** Node processes (default 1). */
+  nodes?: number;
+  /** The rank program (.js, .mjs, .ts, .mts). */
+  program: string;
+  args?: readonly string[];
+  /** 'capture' (default): collect output in the result; 'inherit': stream it to this process. */
+  stdio?: 'capture' | 'inherit';
+  /** Called for every output line (already prefixed with the rank). */
+  onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
+  /** Extra environment for the node processes and ranks. */
+  env?: Readonly<Record<string, string>>;
+  /** Address the nodes listen on (default 127.0.0.1). */
+  bindHost?: string;
+  /** Shared arena per node in MiB (default 256, or COLL_ARENA_MB). */
+  arenaMb?: number;
+  /** Debug mode by default in every rank (COLL_DEBUG). */
+  debug?: boolean;
+  /** Default collective timeout in the ranks (ms; 0 = the library default). */
+  timeoutMs?: number;
+  /** Kill the job after this long (ms); exit code 124. */
+  jobTimeoutMs?: number;
+}
+
+export interface LaunchResult {
+  /** 0 when every rank returned normally. */
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The first failure, if any. */
+  readonly failure?: { readonly rank: number; readonly reason: string };
+}
+
+const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
+
+/** tsx, to run TypeScript: `--import` for node processes, its register() API for rank threads. */
+function tsxLoader(): { process: string; worker: string } {
+  return { process: import.meta.resolve('tsx'), worker: import.meta.resolve('tsx/esm/api') };
+}
+
+export async function launch(o: LaunchOptions): Promise<LaunchResult> {
+  checkIntRange('ranks', o.ranks, 1, 4096);
+  const nodes = o.nodes ?? 1;
+  checkIntRange('nodes', nodes, 1, o.ranks);
+  const program = resolvePath(o.program);
+  if (!PROGRAM_EXT.test(program)) throw new ArgumentError(`program '${o.program}' is not a .js/.mjs/.ts/.mts file`);
+  if (!existsSync(program)) throw new ArgumentError(`program '${o.program}' does not exist`);
+  const arenaMb = o.arenaMb ?? (Number(process.env.COLL_ARENA_MB) || 256);
+  checkIntRange('arena size (MiB)', arenaMb, 1, 1 << 16);
+  const selfTs = import.meta.url.endsWith('.ts');
+  const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader() : undefined;
+  const job: JobSpec = {
+    jobId: randomBytes(6).toString('hex'),
+    size: o.ranks,
+    nodeCount: nodes,
+    firstRank: blockPlacement(o.ranks, nodes),
+    program,
+    args: [...(o.args ?? [])],
+    bindHost: o.bindHost ?? '127.0.0.1',
+    arenaBytes: arenaMb * 1024 * 1024,
+    ringBytes: DEFAULT_RING_BYTES,
+    debug: o.debug ?? false,
+    timeoutMs: o.timeoutMs ?? 0,
+    spin: defaultSpin(o.ranks + (nodes > 1 ? nodes : 0)),
+    loader: loader?.process,
+    workerLoader: loader?.worker,
+  };
+  const secret = randomBytes(32).toString('hex');
+  const nodeMain = fileURLToPath(new URL(`./node-main.${selfTs ? 'ts' : 'js'}`, import.meta.url));
+  const out: string[] = [];
+  const err: string[] = [];
+  const emit = (stream: 'stdout' | 'stderr', line: string): void => {
+    o.onLine?.(stream, line);
+    if (o.stdio === 'inherit') (stream === 'stdout' ? process.stdout : process.stderr).write(`${line}\n`);
+    else (stream === 'stdout' ? out : err).push(line);
+  };
+
+  const children: ChildProcess[] = [];
+  let failure: { rank: number; reason: string } | undefined;
+  let timedOut = false;
+  const killAll = (): void => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  };
+  const onFailure = (rank: number, reason: string): void => {
+    if (failure) return;
+    failure = { rank, reason };
+    emit('stderr', rank >= 0 ? `coll: rank ${rank} failed: ${reason}` : `coll: ${reason}`);
+    killAll();
+  };
+  process.once('exit', killAll);
+
+  const addresses: (PeerAddress | undefined)[] = new Array<PeerAddress | undefined>(nodes).fill(undefined);
+  let listening = 0;
+  const exits: Promise<void>[] = [];
+  for (let n = 0; n < nodes; n++) {
+    const child = spawn(process.execPath, [...(loader ? ['--import', loader.process] : []), nodeMain], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: { ...process.env, ...o.env, ...(o.debug ? { COLL_DEBUG: '1' } : {}) },
+    });
+    children.push(child);
+    lines(child.stdout, (l) => emit('stdout', l));
+    lines(child.stderr, (l) => emit('stderr', l));
+    let done = false;
+    child.on('message', (m: { type: string; rank?: number; reason?: string; address?: PeerAddress }) => {
+      if (m.type === 'listening' && m.address) {
+        addresses[n] = m.address;
+        if (++listening === nodes) for (const c of children) if (c.connected) c.send({ type: 'peers', addresses });
+      } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason');
+      else if (m.type === 'done') done = true;
+    });
+    const spec: NodeSpec = { ...job, node: n, secret };
+    child.send({ type: 'start', spec });
+    exits.push(
+      new Promise<void>((resolve) => {
+        child.on('close', (code, signal) => {
+          if (!done && !failure) onFailure(-1, `node ${n} exited ${signal ? `on signal ${signal}` : `with code ${code}`} before its ranks finished`);
+          resolve();
+        });
+      }),
+    );
+  }
+  const timer =
+    o.jobTimeoutMs !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          onFailure(-1, `job timed out after ${o.jobTimeoutMs} ms; killed`);
+        }, o.jobTimeoutMs)
+      : undefined;
+  await Promise.all(exits);
+  if (timer) clearTimeout(timer);
+  process.off('exit', killAll);
+  return {
+    exitCode: timedOut ? 124 : failure ? 1 : 0,
+    stdout: out.length ? `${out.join('\n')}\n` : '',
+    stderr: err.length ? `${err.join('\n')}\n` : '',
+    ...(failure ? { failure } : {}),
+  };
+}
+
+function lines(stream: NodeJS.ReadableStream | null, onLine: (l: string) => void): void {
+  if (!stream) return;
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const p of parts) onLine(p);
+  });
+  stream.on('end', () => {
+    if (partial) onLine(partial);
+  });
+}

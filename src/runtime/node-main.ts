@@ -1,0 +1,158 @@
+/**
+ * Entry point of a node process (started by the launcher, one per node). It
+ * allocates the node's shared memory (control block and arena), starts the network
+ * proxy when the job spans several nodes, runs one worker thread per local rank, and
+ * forwards each rank's output line by line with a `[rank] ` prefix.
+ *
+ * Launcher protocol (IPC messages):
+ *   launcher → node  { type: 'start', spec: NodeSpec }
+ *   node → launcher  { type: 'listening', address }          (multi-node jobs)
+ *   launcher → node  { type: 'peers', addresses }
+ *   node → launcher  { type: 'failed', rank, reason }        (first rank failure)
+ *   node → launcher  { type: 'done' }                        (every rank returned)
+ * If the launcher goes away (IPC disconnect) the node exits at once, taking its rank
+ * threads with it: no orphans.
+ */
+import { Worker } from 'node:worker_threads';
+import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
+import { WORKER_KEY, nodeOfRank, type NodeSpec, type RankSpec } from './config.js';
+import { DEFAULT_FLAGS } from './rank-runtime.js';
+import { makeLayout, signalAbort } from '../transport/shm/layout.js';
+import { NodeProxy } from '../transport/proxy.js';
+import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
+
+type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] };
+
+function send(msg: object): void {
+  if (process.connected) process.send?.(msg);
+}
+
+function waitMessage<T extends LauncherMessage['type']>(type: T): Promise<Extract<LauncherMessage, { type: T }>> {
+  return new Promise((resolve) => {
+    const on = (m: LauncherMessage): void => {
+      if (m.type === type) {
+        process.off('message', on);
+        resolve(m as Extract<LauncherMessage, { type: T }>);
+      }
+    };
+    process.on('message', on);
+  });
+}
+
+process.on('disconnect', () => process.exit(1));
+
+const { spec } = await waitMessage('start');
+const node = spec.node;
+const first = spec.firstRank[node];
+const localSize = spec.firstRank[node + 1] - first;
+const layout = makeLayout({ localSize, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS });
+const control = new SharedArrayBuffer(layout.totalBytes);
+const arena = new SharedArrayBuffer(spec.arenaBytes);
+let worldShmOffset = -1;
+let arenaReserved = 0;
+if (spec.nodeCount === 1 && spec.size > 1) {
+  worldShmOffset = 0;
+  arenaReserved = Math.ceil(shmBlockBytes(spec.size) / 64) * 64;
+  initShmBlock(arena, 0, spec.size);
+}
+
+let failed = false;
+function fail(rank: number, reason: string): void {
+  if (failed) return;
+  failed = true;
+  signalAbort(control, layout, rank, reason);
+  send({ type: 'failed', rank, reason });
+  // The launcher kills every node; exit on our own if it does not.
+  setTimeout(() => process.exit(1), 3000).unref();
+}
+
+let proxy: NodeProxy | undefined;
+if (spec.nodeCount > 1) {
+  const nodeOf = new Int32Array(spec.size);
+  const localIndexOf = new Int32Array(spec.size).fill(-1);
+  for (let r = 0; r < spec.size; r++) {
+    nodeOf[r] = nodeOfRank(spec.firstRank, r);
+    if (nodeOf[r] === node) localIndexOf[r] = r - first;
+  }
+  const device = new TcpDevice({
+    node,
+    secret: Buffer.from(spec.secret, 'hex'),
+    bindHost: spec.bindHost,
+    onError: (e) => fail(first, `node ${node} network failure: ${e.message}`),
+  });
+  const address = await device.listen();
+  send({ type: 'listening', address });
+  const { addresses } = await waitMessage('peers');
+  device.setPeers(addresses);
+  proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: device, onError: (e) => fail(first, e.message) });
+  proxy.start();
+}
+
+const workerUrl = new URL(`./worker-main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+const finished: Promise<void>[] = [];
+for (let l = 0; l < localSize; l++) {
+  const rank = first + l;
+  const rankSpec: RankSpec = {
+    job: spec,
+    node,
+    worldRank: rank,
+    localRank: l,
+    localSize,
+    control,
+    arena,
+    worldShmOffset,
+    arenaReserved,
+    flagsPerEndpoint: DEFAULT_FLAGS,
+  };
+  // Rank threads do not inherit --import loaders: a TypeScript job installs tsx first.
+  const entry = spec.workerLoader
+    ? `import(${JSON.stringify(spec.workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
+    : workerUrl;
+  const w = new Worker(entry, {
+    eval: spec.workerLoader !== undefined,
+    workerData: { [WORKER_KEY]: rankSpec },
+    stdout: true,
+    stderr: true,
+    env: { ...process.env, COLL_RANK: String(rank), COLL_SIZE: String(spec.size) },
+  });
+  const outDone = prefixLines(w.stdout, process.stdout, `[${rank}] `);
+  const errDone = prefixLines(w.stderr, process.stderr, `[${rank}] `);
+  finished.push(
+    new Promise<void>((resolve) => {
+      w.on('error', (e: unknown) => {
+        const err = e as { stack?: string; message?: string } | undefined;
+        fail(rank, err?.stack ?? err?.message ?? String(e));
+      });
+      w.on('exit', (code) => {
+        if (code !== 0) fail(rank, `exited with code ${code}`);
+        void Promise.all([outDone, errDone]).then(() => resolve());
+      });
+    }),
+  );
+}
+
+await Promise.all(finished);
+if (!failed) {
+  await proxy?.stop();
+  send({ type: 'done' });
+  process.disconnect?.();
+  process.exit(0);
+}
+
+/** Copy a stream to `out` line by line with a prefix; resolves at its end. */
+function prefixLines(input: NodeJS.ReadableStream, out: NodeJS.WritableStream, prefix: string): Promise<void> {
+  return new Promise((resolve) => {
+    let partial = '';
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      const text = partial + chunk;
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      if (lines.length > 0) out.write(lines.map((l) => `${prefix}${l}\n`).join(''));
+    });
+    input.on('end', () => {
+      if (partial) out.write(`${prefix}${partial}\n`);
+      resolve();
+    });
+  });
+}

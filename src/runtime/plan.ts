@@ -1,0 +1,124 @@
+/**
+ * Plans: how one collective call runs, decided once per call shape and cached per
+ * communicator (small-message latency depends on not regenerating schedules).
+ *
+ * A plan is either the flat shared-memory fast path (blocking calls on a one-node
+ * communicator with small contributions, no algorithm named) or a list of schedule
+ * phases run one after another: the selected (or named) algorithm, plus for
+ * allreduce algorithms not known to be bitwise identical on all ranks a broadcast
+ * of rank 0's result. Reproducible mode replaces reductions by the rank-order
+ * schedules of builtin.ts.
+ */
+import { checkRestrictions, generateRankSchedule, getAlgorithm } from '../algorithms/registry.js';
+import { algorithmId, type AlgorithmSpec } from '../algorithms/types.js';
+import type { Datatype } from '../core/datatypes.js';
+import { ArgumentError } from '../core/errors.js';
+import type { Kernel, Op } from '../core/ops.js';
+import type { Params } from '../schedule/context.js';
+import { isReduction } from '../schedule/context.js';
+import type { Topology } from '../schedule/topology.js';
+import type { CollectiveKind } from '../schedule/types.js';
+import { binomialBcast, REPRODUCIBLE } from './builtin.js';
+import { compileSchedule, type CompiledSchedule } from './compiled.js';
+import { RANK_CONSISTENT_ALLREDUCE, selectAlgorithm } from './selection.js';
+import { ShmCollectives, type ShmKind } from './shm-collectives.js';
+
+export interface Phase {
+  readonly compiled: CompiledSchedule;
+  readonly algorithm: string;
+  /** Whether buffer 0 is the call's input (else empty: a bcast phase). */
+  readonly usesInput: boolean;
+  /** Scratch buffer sets of finished calls, ready for reuse. */
+  readonly spare: Uint8Array[][];
+}
+
+export interface Plan {
+  readonly shm: boolean;
+  readonly phases: readonly Phase[];
+  readonly kernel: Kernel | undefined;
+  /** Human-readable algorithm description, e.g. "allreduce/ring + bcast/binomial". */
+  readonly algorithm: string;
+}
+
+export interface CallShape {
+  readonly kind: CollectiveKind;
+  readonly count: number;
+  readonly type: Datatype;
+  readonly op: Op | undefined;
+  readonly root: number;
+  readonly algorithm: string | undefined;
+  readonly params: Params | undefined;
+  readonly reproducible: boolean;
+  readonly blocking: boolean;
+  readonly topology: Topology | undefined;
+}
+
+export interface PlanTarget {
+  readonly rank: number;
+  readonly size: number;
+  readonly topology: Topology;
+  /** Whether the communicator has a flat shared-memory block. */
+  readonly shm: boolean;
+}
+
+const SHM_KINDS: ReadonlySet<CollectiveKind> = new Set(['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'gather']);
+
+export function isShmKind(k: CollectiveKind): k is ShmKind {
+  return SHM_KINDS.has(k);
+}
+
+export function planKey(c: CallShape): string {
+  return `${c.kind}|${c.count}|${c.type.name}|${c.op?.name ?? ''}|${c.root}|${c.algorithm ?? ''}|${c.params ? JSON.stringify(c.params) : ''}|${c.reproducible ? 1 : 0}|${c.blocking ? 1 : 0}|${c.topology?.label ?? ''}`;
+}
+
+export function makePlan(t: PlanTarget, c: CallShape): Plan {
+  const kernel = c.op && isReduction(c.kind) ? c.op.kernel(c.type) : undefined;
+  const bytes = c.count * c.type.size;
+  if (c.reproducible && c.algorithm !== undefined && isReduction(c.kind)) {
+    throw new ArgumentError(
+      `reproducible mode fixes the reduction order, so it cannot run the named algorithm '${c.algorithm}'`,
+      'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })',
+    );
+  }
+  if (t.shm && c.blocking && c.algorithm === undefined && c.topology === undefined && isShmKind(c.kind) && bytes <= ShmCollectives.limit) {
+    return { shm: true, phases: [], kernel, algorithm: `${c.kind}/shm_flat` };
+  }
+  const topology = c.topology ?? t.topology;
+  const base = {
+    size: t.size,
+    count: c.count,
+    root: c.root,
+    commutative: c.op?.commutative ?? true,
+    elementSize: c.type.size,
+    topology,
+  };
+  let spec: AlgorithmSpec;
+  let params: Params = c.params ?? {};
+  const repro = c.reproducible ? REPRODUCIBLE[c.kind] : undefined;
+  if (repro) spec = repro;
+  else if (c.algorithm !== undefined) {
+    spec = getAlgorithm(c.kind, c.algorithm);
+    checkRestrictions(spec, { ...base, params });
+  } else {
+    const choice = selectAlgorithm({ ...base, collective: c.kind, datatype: c.type.name, op: c.op?.name ?? 'sum', bytes });
+    spec = choice.spec;
+    params = choice.params;
+  }
+  const phase = (s: AlgorithmSpec, p: Params, o: { root: number; usesInput: boolean }): Phase => ({
+    compiled: compileSchedule(generateRankSchedule(s, t.rank, { ...base, root: o.root, params: p })),
+    algorithm: algorithmId(s),
+    usesInput: o.usesInput,
+    spare: [],
+  });
+  const phases = [phase(spec, params, { root: c.root, usesInput: true })];
+  if (c.kind === 'allreduce' && !RANK_CONSISTENT_ALLREDUCE.has(spec.name) && t.size > 1) {
+    let bcast: AlgorithmSpec = binomialBcast;
+    try {
+      bcast = getAlgorithm('bcast', 'binomial');
+    } catch {
+      // the built-in binomial broadcast
+    }
+    phases.push(phase(bcast, {}, { root: 0, usesInput: false }));
+  }
+  return { shm: false, phases, kernel, algorithm: phases.map((p) => p.algorithm).join(' + ') };
+}

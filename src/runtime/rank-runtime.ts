@@ -1,0 +1,106 @@
+/**
+ * Per-thread runtime state of a rank: its endpoint and progress engine, its slice of
+ * the node arena (for `comm.alloc` and scratch buffers), the context-id counter for
+ * new communicators, and the placement of every world rank.
+ *
+ * Outside a launched job (a program started with plain `node`), `singletonSpec()`
+ * builds a one-rank world in this thread, like an MPI singleton.
+ */
+import { availableParallelism } from 'node:os';
+import { ArenaAllocator, arenaSlice } from '../transport/shm/arena.js';
+import { ShmEndpoint } from '../transport/shm/endpoint.js';
+import { makeLayout, type Layout } from '../transport/shm/layout.js';
+import { nodeOfRank, type JobSpec, type RankSpec } from './config.js';
+import { Engine } from './engine.js';
+
+export const DEFAULT_RING_BYTES = 256 * 1024;
+export const DEFAULT_FLAGS = 1024;
+
+export class RankRuntime {
+  readonly spec: RankSpec;
+  readonly layout: Layout;
+  readonly endpoint: ShmEndpoint;
+  readonly engine: Engine;
+  readonly allocator: ArenaAllocator;
+  readonly arena: SharedArrayBuffer;
+  /** Next context id this rank may hand out (see Communicator.split). */
+  nextContext = 1;
+  /** Node of each world rank. */
+  readonly nodeOf: Int32Array;
+
+  constructor(spec: RankSpec) {
+    this.spec = spec;
+    const job = spec.job;
+    this.layout = makeLayout({ localSize: spec.localSize, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
+    this.arena = spec.arena;
+    this.nodeOf = new Int32Array(job.size);
+    const localIndexOf = new Int32Array(job.size).fill(-1);
+    for (let r = 0; r < job.size; r++) {
+      this.nodeOf[r] = nodeOfRank(job.firstRank, r);
+      if (this.nodeOf[r] === spec.node) localIndexOf[r] = r - job.firstRank[spec.node];
+    }
+    this.endpoint = new ShmEndpoint({
+      control: spec.control,
+      arena: spec.arena,
+      layout: this.layout,
+      local: spec.localRank,
+      worldRank: spec.worldRank,
+      localIndexOf,
+      multiNode: job.nodeCount > 1,
+    });
+    this.engine = new Engine(this.endpoint, job.spin);
+    const slice = arenaSlice(spec.arena.byteLength - spec.arenaReserved, this.layout.endpoints, spec.localRank);
+    this.allocator = new ArenaAllocator(spec.arena, spec.arenaReserved + slice.start, slice.bytes);
+  }
+
+  /** Bytes of scratch: from the arena when it has room (zero-copy sends), else private memory. */
+  allocScratch(bytes: number): Uint8Array {
+    if (bytes === 0) return new Uint8Array(0);
+    const off = this.allocator.alloc(bytes);
+    return off >= 0 ? new Uint8Array(this.arena, off, bytes) : new Uint8Array(bytes);
+  }
+
+  freeScratch(v: Uint8Array): void {
+    if (v.buffer === this.arena && v.byteLength > 0) this.allocator.free(v.byteOffset);
+  }
+}
+
+/** Spin budget: long when every rank can have a core, short when ranks outnumber cores. */
+export function defaultSpin(ranksOnHost: number): number {
+  const env = process.env.COLL_SPIN;
+  if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
+  return ranksOnHost <= availableParallelism() ? 20000 : 20;
+}
+
+/** A one-rank world in this thread (no launcher). */
+export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeoutMs?: number }): RankSpec {
+  const job: JobSpec = {
+    jobId: 'singleton',
+    size: 1,
+    nodeCount: 1,
+    firstRank: [0, 1],
+    program: process.argv[1] ?? '',
+    args: process.argv.slice(2),
+    bindHost: '127.0.0.1',
+    arenaBytes: o.arenaBytes ?? 64 * 1024 * 1024,
+    ringBytes: 4096,
+    debug: o.debug ?? false,
+    timeoutMs: o.timeoutMs ?? 0,
+    spin: defaultSpin(1),
+    loader: undefined,
+    workerLoader: undefined,
+  };
+  const layout = makeLayout({ localSize: 1, ringBytes: job.ringBytes, flagsPerEndpoint: 16 });
+  return {
+    job,
+    node: 0,
+    worldRank: 0,
+    localRank: 0,
+    localSize: 1,
+    control: new SharedArrayBuffer(layout.totalBytes),
+    arena: new SharedArrayBuffer(job.arenaBytes),
+    worldShmOffset: -1,
+    arenaReserved: 0,
+    flagsPerEndpoint: 16,
+  };
+}

@@ -1,0 +1,592 @@
+/**
+ * A rank's shared-memory endpoint: the Endpoint of the transport contract for a rank
+ * thread. Messages to ranks of the same node go through the SPSC ring of the pair;
+ * messages to other nodes go through the ring to the node's proxy, which forwards
+ * them over the network (and delivers remote messages through its ring to us).
+ *
+ * Protocols
+ * - eager: payload copied into the ring (in chunks of at most a quarter ring when
+ *   large); the send completes once the last chunk is in the ring.
+ * - zero-copy: a send from the node's shared arena of at least `zeroCopyMin` bytes
+ *   goes as a region descriptor; the receiver reads (or reduces) it in place, sets
+ *   the sender's completion cell and wakes it; the send completes then.
+ *
+ * Matching follows MPI: a new message matches the earliest posted receive that fits
+ * (context, space, tag or ANY, source or ANY, and the k-th index for collectives);
+ * otherwise it waits in the unexpected queue of its source, chunks being assembled
+ * there until a receive arrives. Messages from one source arrive in order on every
+ * path (one ring per pair, one proxy, one connection per direction), so chunks of a
+ * message are tracked per source.
+ *
+ * Waiting: park() announces "sleeping" (a count: a blocking wait may nest inside an
+ * event-loop wait), re-polls, then Atomics.waits on the rank's doorbell; producers
+ * ring the bell only when the count is non-zero.
+ */
+import { MismatchError } from '../../core/errors.js';
+import {
+  ANY,
+  SPACE_COLL,
+  SPACE_P2P,
+  type Callback,
+  type Endpoint,
+  type MessageKey,
+  type RecvOp,
+  type RecvOptions,
+  type SendOp,
+  type Space,
+} from '../types.js';
+import { isAborting, notifyIfSleeping, readAbort, waitAsync, type Layout } from './layout.js';
+import {
+  ENTRY_HEADER_BYTES,
+  KIND_INLINE,
+  KIND_SHM,
+  Ring,
+  W_BYTES,
+  W_CONTEXT,
+  W_DST,
+  W_FLAG,
+  W_INDEX,
+  W_KIND,
+  W_OFFSET,
+  W_SRC,
+  W_TAG,
+  W_TOTAL,
+  entryBytes,
+} from './ring.js';
+
+export interface ShmEndpointConfig {
+  readonly control: SharedArrayBuffer;
+  readonly arena: SharedArrayBuffer;
+  readonly layout: Layout;
+  /** This rank's endpoint index (its local rank). */
+  readonly local: number;
+  readonly worldRank: number;
+  /** Per world rank: its endpoint index on this node, or -1 when it lives on another node. */
+  readonly localIndexOf: Int32Array;
+  /** Whether any rank lives on another node (the proxy ring is polled then). */
+  readonly multiNode: boolean;
+  /** Smallest arena payload sent zero-copy (default 4 KiB). */
+  readonly zeroCopyMin?: number;
+}
+
+class SendReq implements SendOp {
+  done = false;
+  error: Error | undefined = undefined;
+  /** Bytes already written to the ring (eager protocol). */
+  sent = 0;
+  /** Completion cell id (zero-copy protocol), or -1. */
+  flag = -1;
+  constructor(
+    readonly key: MessageKey,
+    readonly data: Uint8Array,
+    readonly hop: number,
+    readonly cb: Callback<SendOp> | undefined,
+  ) {}
+}
+
+class RecvReq implements RecvOp {
+  done = false;
+  error: Error | undefined = undefined;
+  source = -1;
+  tag = -1;
+  bytes = 0;
+  received = 0;
+  total = 0;
+  constructor(
+    readonly key: MessageKey,
+    readonly dest: Uint8Array,
+    readonly exact: boolean,
+    readonly consume: ((payload: Uint8Array) => boolean) | undefined,
+    readonly cb: Callback<RecvOp> | undefined,
+    readonly order: number,
+  ) {}
+}
+
+/** A message that arrived before its receive (inline data being assembled, or a descriptor). */
+interface Unexpected {
+  readonly context: number;
+  readonly space: number;
+  readonly tag: number;
+  readonly src: number;
+  readonly index: number;
+  readonly total: number;
+  readonly order: number;
+  /** Inline payload (assembled); undefined for zero-copy descriptors. */
+  data: Uint8Array | undefined;
+  received: number;
+  shmOffset: number;
+  flag: number;
+}
+
+/** Where the remaining chunks of a source's current message go. */
+interface Partial {
+  target: RecvReq | Unexpected | undefined; // undefined = discard (failed receive)
+}
+
+export class ShmEndpoint implements Endpoint {
+  readonly rank: number;
+  private readonly i32: Int32Array;
+  private readonly arenaU8: Uint8Array;
+  private readonly arena: SharedArrayBuffer;
+  private readonly layout: Layout;
+  private readonly me: number;
+  private readonly localIndexOf: Int32Array;
+  private readonly zeroCopyMin: number;
+  private readonly inRings: { from: number; ring: Ring }[] = [];
+  private readonly outRings: (Ring | undefined)[];
+  private readonly outQueues: SendReq[][];
+  private readonly zeroCopyPending: SendReq[] = [];
+  private readonly freeFlags: number[] = [];
+  private readonly posted = new Map<number, RecvReq[]>();
+  private readonly postedAny: RecvReq[] = [];
+  private readonly unexpected = new Map<number, Unexpected[]>();
+  private readonly partial = new Map<number, Partial>();
+  private readonly bell: number;
+  private readonly sleep: number;
+  private order = 0;
+  private queuedSends = 0;
+
+  constructor(c: ShmEndpointConfig) {
+    this.rank = c.worldRank;
+    this.i32 = new Int32Array(c.control);
+    this.arena = c.arena;
+    this.arenaU8 = new Uint8Array(c.arena);
+    this.layout = c.layout;
+    this.me = c.local;
+    this.localIndexOf = c.localIndexOf;
+    this.zeroCopyMin = c.zeroCopyMin ?? 4096;
+    const L = c.layout;
+    this.outRings = new Array<Ring | undefined>(L.endpoints).fill(undefined);
+    this.outQueues = Array.from({ length: L.endpoints }, () => []);
+    for (let e = 0; e < L.endpoints; e++) {
+      if (e === this.me) continue;
+      if (e === L.proxy && !c.multiNode) continue;
+      this.inRings.push({ from: e, ring: new Ring(c.control, L.ringOffset(e, this.me), L.ringBytes, 'consumer') });
+      this.outRings[e] = new Ring(c.control, L.ringOffset(this.me, e), L.ringBytes, 'producer');
+    }
+    const base = this.me * L.flagsPerEndpoint;
+    for (let f = L.flagsPerEndpoint - 1; f >= 0; f--) this.freeFlags.push(base + f);
+    this.bell = L.bellIndex(this.me);
+    this.sleep = L.sleepIndex(this.me);
+  }
+
+  // ------------------------------------------------------------------ sends
+
+  isend(key: MessageKey, data: Uint8Array, onComplete?: Callback<SendOp>): SendOp {
+    if (key.dst === this.rank) return this.sendToSelf(key, data, onComplete);
+    const local = this.localIndexOf[key.dst];
+    const hop = local >= 0 ? local : this.layout.proxy;
+    const req = new SendReq(key, data, hop, onComplete);
+    if (data.buffer === this.arena && data.byteLength >= this.zeroCopyMin && this.freeFlags.length > 0) {
+      req.flag = this.freeFlags.pop() as number;
+      Atomics.store(this.i32, this.layout.flagIndex(req.flag), 0);
+    }
+    const q = this.outQueues[hop];
+    if (q.length === 0 && this.push(req)) return req;
+    q.push(req);
+    this.queuedSends++;
+    return req;
+  }
+
+  /** Write as much of `req` as the ring takes; true when fully written. */
+  private push(req: SendReq): boolean {
+    const ring = this.outRings[req.hop] as Ring;
+    const k = req.key;
+    const space = k.space << 8;
+    if (req.flag >= 0) {
+      const len = ENTRY_HEADER_BYTES;
+      const at = ring.reserve(len);
+      if (at < 0) return false;
+      const w = at >> 2;
+      const i32 = ring.i32;
+      i32[w + W_KIND] = KIND_SHM | space;
+      i32[w + W_CONTEXT] = k.context;
+      i32[w + W_TAG] = k.tag;
+      i32[w + W_SRC] = this.rank;
+      i32[w + W_DST] = k.dst;
+      i32[w + W_INDEX] = k.index;
+      i32[w + W_TOTAL] = req.data.byteLength;
+      i32[w + W_OFFSET] = req.data.byteOffset;
+      i32[w + W_BYTES] = 0;
+      i32[w + W_FLAG] = req.flag;
+      ring.commit(len);
+      notifyIfSleeping(this.i32, this.layout, req.hop);
+      this.zeroCopyPending.push(req);
+      return true;
+    }
+    const total = req.data.byteLength;
+    const max = ring.maxPayload;
+    let wrote = false;
+    do {
+      const n = Math.min(max, total - req.sent);
+      const len = entryBytes(n);
+      const at = ring.reserve(len);
+      if (at < 0) break;
+      const w = at >> 2;
+      const i32 = ring.i32;
+      i32[w + W_KIND] = KIND_INLINE | space;
+      i32[w + W_CONTEXT] = k.context;
+      i32[w + W_TAG] = k.tag;
+      i32[w + W_SRC] = this.rank;
+      i32[w + W_DST] = k.dst;
+      i32[w + W_INDEX] = k.index;
+      i32[w + W_TOTAL] = total;
+      i32[w + W_OFFSET] = req.sent;
+      i32[w + W_BYTES] = n;
+      if (n > 0) copyBytes(ring.u8, at + ENTRY_HEADER_BYTES, req.data, req.sent, n);
+      ring.commit(len);
+      req.sent += n;
+      wrote = true;
+    } while (req.sent < total);
+    if (wrote) notifyIfSleeping(this.i32, this.layout, req.hop);
+    if (req.sent < total || (total === 0 && !wrote)) return false;
+    this.completeSend(req);
+    return true;
+  }
+
+  private completeSend(req: SendReq): void {
+    req.done = true;
+    req.cb?.(req);
+  }
+
+  private sendToSelf(key: MessageKey, data: Uint8Array, cb: Callback<SendOp> | undefined): SendOp {
+    const req = new SendReq(key, data, this.me, cb);
+    const msg: Unexpected = {
+      context: key.context,
+      space: key.space,
+      tag: key.tag,
+      src: this.rank,
+      index: key.index,
+      total: data.byteLength,
+      order: this.order++,
+      data: data.slice(),
+      received: data.byteLength,
+      shmOffset: -1,
+      flag: -1,
+    };
+    const r = this.findPosted(msg);
+    if (r) this.deliverUnexpected(r, msg);
+    else this.queueUnexpected(msg);
+    this.completeSend(req);
+    return req;
+  }
+
+  // --------------------------------------------------------------- receives
+
+  irecv(key: MessageKey, dest: Uint8Array, options?: RecvOptions, onComplete?: Callback<RecvOp>): RecvOp {
+    const req = new RecvReq(key, dest, options?.exact ?? false, options?.consume, onComplete, this.order++);
+    const u = this.takeUnexpected(req);
+    if (u) {
+      this.deliverUnexpected(req, u);
+      return req;
+    }
+    if (key.src === ANY) this.postedAny.push(req);
+    else {
+      let l = this.posted.get(key.src);
+      if (!l) this.posted.set(key.src, (l = []));
+      l.push(req);
+    }
+    return req;
+  }
+
+  cancel(op: RecvOp): boolean {
+    const req = op as RecvReq;
+    if (req.done || req.received > 0) return false;
+    const l = req.key.src === ANY ? this.postedAny : this.posted.get(req.key.src);
+    const i = l ? l.indexOf(req) : -1;
+    if (i < 0 || !l) return false;
+    l.splice(i, 1);
+    return true;
+  }
+
+  private matches(r: RecvReq, context: number, space: number, tag: number, src: number, index: number): boolean {
+    const k = r.key;
+    return (
+      k.context === context &&
+      k.space === space &&
+      (k.tag === tag || (k.tag === ANY && space !== SPACE_COLL)) &&
+      (k.src === src || k.src === ANY) &&
+      (space === SPACE_P2P || k.index === index)
+    );
+  }
+
+  /** The earliest posted receive matching a new message (removed from its list). */
+  private findPosted(m: { context: number; space: number; tag: number; src: number; index: number }): RecvReq | undefined {
+    const l = this.posted.get(m.src);
+    let best: RecvReq | undefined;
+    let bestList: RecvReq[] | undefined;
+    let bestAt = -1;
+    if (l) {
+      for (let i = 0; i < l.length; i++) {
+        if (this.matches(l[i], m.context, m.space, m.tag, m.src, m.index)) {
+          best = l[i];
+          bestList = l;
+          bestAt = i;
+          break;
+        }
+      }
+    }
+    for (let i = 0; i < this.postedAny.length; i++) {
+      const r = this.postedAny[i];
+      if (best && r.order > best.order) break;
+      if (this.matches(r, m.context, m.space, m.tag, m.src, m.index)) {
+        best = r;
+        bestList = this.postedAny;
+        bestAt = i;
+        break;
+      }
+    }
+    if (bestList) bestList.splice(bestAt, 1);
+    return best;
+  }
+
+  /** The earliest unexpected message matching a new receive (removed from its queue). */
+  private takeUnexpected(r: RecvReq): Unexpected | undefined {
+    const k = r.key;
+    const scan = (l: Unexpected[] | undefined): number => {
+      if (!l) return -1;
+      for (let i = 0; i < l.length; i++) {
+        const u = l[i];
+        if (this.matches(r, u.context, u.space, u.tag, u.src, u.index)) return i;
+      }
+      return -1;
+    };
+    if (k.src !== ANY) {
+      const l = this.unexpected.get(k.src);
+      const i = scan(l);
+      if (i < 0 || !l) return undefined;
+      return l.splice(i, 1)[0];
+    }
+    let bestList: Unexpected[] | undefined;
+    let bestAt = -1;
+    for (const l of this.unexpected.values()) {
+      const i = scan(l);
+      if (i >= 0 && (!bestList || l[i].order < bestList[bestAt].order)) {
+        bestList = l;
+        bestAt = i;
+      }
+    }
+    return bestList ? bestList.splice(bestAt, 1)[0] : undefined;
+  }
+
+  private queueUnexpected(u: Unexpected): void {
+    let l = this.unexpected.get(u.src);
+    if (!l) this.unexpected.set(u.src, (l = []));
+    l.push(u);
+  }
+
+  /** Check the size of a message against a receive; fails the receive when it does not fit. */
+  private admit(r: RecvReq, src: number, tag: number, total: number): boolean {
+    r.source = src;
+    r.tag = tag;
+    r.total = total;
+    if (total > r.dest.byteLength || (r.exact && total !== r.dest.byteLength)) {
+      const where = `context ${r.key.context}, tag ${tag}${r.key.space === SPACE_COLL ? `, message ${r.key.index}` : ''}`;
+      this.fail(
+        r,
+        new MismatchError(
+          `rank ${this.rank} received a ${total}-byte message from rank ${src} for a ${r.dest.byteLength}-byte receive (${where})`,
+          r.key.space === SPACE_COLL
+            ? 'ranks disagree about the collective (count, datatype, root or algorithm); set COLL_DEBUG=1 to check every call'
+            : 'post a receive buffer at least as large as the message',
+        ),
+      );
+      return false;
+    }
+    return true;
+  }
+
+  private fail(r: RecvReq, e: Error): void {
+    r.error = e;
+    r.done = true;
+    r.cb?.(r);
+  }
+
+  private completeRecv(r: RecvReq): void {
+    r.bytes = r.total;
+    r.done = true;
+    r.cb?.(r);
+  }
+
+  private deliverUnexpected(r: RecvReq, u: Unexpected): void {
+    if (!this.admit(r, u.src, u.tag, u.total)) {
+      if (u.data === undefined) this.ack(u.flag);
+      else if (u.received < u.total) (this.partial.get(u.src) as Partial).target = undefined;
+      return;
+    }
+    if (u.data === undefined) {
+      this.deliverShm(r, u.shmOffset, u.total, u.flag);
+      return;
+    }
+    if (u.received > 0) r.dest.set(u.data.subarray(0, u.received));
+    r.received = u.received;
+    if (u.received === u.total) this.completeRecv(r);
+    else (this.partial.get(u.src) as Partial).target = r;
+  }
+
+  private deliverShm(r: RecvReq, offset: number, total: number, flag: number): void {
+    const view = this.arenaU8.subarray(offset, offset + total);
+    if (!(r.consume && r.consume(view))) r.dest.set(view);
+    r.received = total;
+    this.ack(flag);
+    this.completeRecv(r);
+  }
+
+  private ack(flag: number): void {
+    const L = this.layout;
+    Atomics.store(this.i32, L.flagIndex(flag), 1);
+    notifyIfSleeping(this.i32, L, Math.floor(flag / L.flagsPerEndpoint));
+  }
+
+  // --------------------------------------------------------------- progress
+
+  progress(): boolean {
+    let any = false;
+    for (let i = 0; i < this.inRings.length; i++) {
+      const { from, ring } = this.inRings[i];
+      let n = 0;
+      for (let at = ring.next(); at >= 0; at = ring.next()) {
+        ring.release(this.onEntry(ring, at));
+        n++;
+      }
+      if (n > 0) {
+        any = true;
+        notifyIfSleeping(this.i32, this.layout, from);
+      }
+    }
+    if (this.queuedSends > 0) {
+      for (let h = 0; h < this.outQueues.length; h++) {
+        const q = this.outQueues[h];
+        while (q.length > 0 && this.push(q[0])) {
+          q.shift();
+          this.queuedSends--;
+          any = true;
+        }
+      }
+    }
+    if (this.zeroCopyPending.length > 0) {
+      const L = this.layout;
+      let j = 0;
+      for (let i = 0; i < this.zeroCopyPending.length; i++) {
+        const req = this.zeroCopyPending[i];
+        if (Atomics.load(this.i32, L.flagIndex(req.flag)) !== 0) {
+          this.freeFlags.push(req.flag);
+          req.flag = -1;
+          this.completeSend(req);
+          any = true;
+        } else this.zeroCopyPending[j++] = req;
+      }
+      this.zeroCopyPending.length = j;
+    }
+    return any;
+  }
+
+  /** Handle one ring entry; returns its length. */
+  private onEntry(ring: Ring, at: number): number {
+    const i32 = ring.i32;
+    const w = at >> 2;
+    const kw = i32[w + W_KIND];
+    const kind = kw & 0xff;
+    const space = (kw >> 8) as Space;
+    const src = i32[w + W_SRC];
+    const total = i32[w + W_TOTAL] >>> 0;
+    if (kind === KIND_SHM) {
+      const offset = i32[w + W_OFFSET] >>> 0;
+      const flag = i32[w + W_FLAG];
+      const m = { context: i32[w + W_CONTEXT], space, tag: i32[w + W_TAG], src, index: i32[w + W_INDEX] };
+      const r = this.findPosted(m);
+      if (r) {
+        if (this.admit(r, src, m.tag, total)) this.deliverShm(r, offset, total, flag);
+        else this.ack(flag);
+      } else {
+        this.queueUnexpected({ ...m, total, order: this.order++, data: undefined, received: 0, shmOffset: offset, flag });
+      }
+      return ENTRY_HEADER_BYTES;
+    }
+    const n = i32[w + W_BYTES];
+    const chunkOffset = i32[w + W_OFFSET] >>> 0;
+    const payload = at + ENTRY_HEADER_BYTES;
+    if (chunkOffset === 0) {
+      const m = { context: i32[w + W_CONTEXT], space, tag: i32[w + W_TAG], src, index: i32[w + W_INDEX] };
+      const r = this.findPosted(m);
+      let target: RecvReq | Unexpected | undefined;
+      if (r) target = this.admit(r, src, m.tag, total) ? r : undefined;
+      else {
+        const u: Unexpected = { ...m, total, order: this.order++, data: new Uint8Array(total), received: 0, shmOffset: -1, flag: -1 };
+        this.queueUnexpected(u);
+        target = u;
+      }
+      if (n < total) {
+        let p = this.partial.get(src);
+        if (!p) this.partial.set(src, (p = { target }));
+        p.target = target;
+      }
+      this.chunk(target, ring.u8, payload, 0, n);
+    } else {
+      const p = this.partial.get(src);
+      this.chunk(p?.target, ring.u8, payload, chunkOffset, n);
+    }
+    return entryBytes(n);
+  }
+
+  private chunk(target: RecvReq | Unexpected | undefined, u8: Uint8Array, from: number, at: number, n: number): void {
+    if (!target) return;
+    if (target instanceof RecvReq) {
+      if (n > 0) copyBytes(target.dest, at, u8, from, n);
+      target.received += n;
+      if (target.received === target.total) this.completeRecv(target);
+    } else {
+      if (n > 0) copyBytes(target.data as Uint8Array, at, u8, from, n);
+      target.received += n;
+    }
+  }
+
+  // ---------------------------------------------------------------- waiting
+
+  park(timeoutMs: number): void {
+    const i32 = this.i32;
+    const v = Atomics.load(i32, this.bell);
+    Atomics.add(i32, this.sleep, 1);
+    try {
+      if (!this.progress() && !isAborting(i32)) Atomics.wait(i32, this.bell, v, timeoutMs);
+    } finally {
+      Atomics.sub(i32, this.sleep, 1);
+    }
+  }
+
+  async parkAsync(timeoutMs: number): Promise<void> {
+    const i32 = this.i32;
+    const v = Atomics.load(i32, this.bell);
+    Atomics.add(i32, this.sleep, 1);
+    try {
+      if (this.progress() || isAborting(i32)) return;
+      const w = waitAsync(i32, this.bell, v, timeoutMs);
+      if (w.async) await w.value;
+    } finally {
+      Atomics.sub(i32, this.sleep, 1);
+    }
+  }
+
+  aborted(): { rank: number; reason: string } | undefined {
+    return isAborting(this.i32) ? readAbort(this.i32) : undefined;
+  }
+
+  /** World ranks this endpoint still waits for: sources of unmatched posted receives and unacknowledged zero-copy sends. */
+  waitingFor(): number[] {
+    const s = new Set<number>();
+    for (const [src, l] of this.posted) if (l.length > 0) s.add(src);
+    for (const p of this.partial.values()) if (p.target instanceof RecvReq && !p.target.done) s.add(p.target.source);
+    for (const r of this.zeroCopyPending) s.add(r.key.dst);
+    for (const q of this.outQueues) for (const r of q) s.add(r.key.dst);
+    return [...s].sort((a, b) => a - b);
+  }
+}
+
+/** dst[at..at+n) = src[from..from+n) without allocating views for tiny copies. */
+export function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, from: number, n: number): void {
+  if (n <= 64) {
+    for (let i = 0; i < n; i++) dst[at + i] = src[from + i];
+  } else {
+    dst.set(src.subarray(from, from + n), at);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * TCP NodeLink: one connection per pair of nodes, opened lazily by the first node
+ * that has a frame for the other, authenticated (handshake.ts) before any frame is
+ * accepted, Nagle off, length-prefixed frames (framing.ts).
+ *
+ * Each side sends all its frames to a peer over one connection (the one it dialled,
+ * or the one the peer dialled when that came first), so frames to a node stay in
+ * order. If both dial at the same moment the pair ends up with two connections,
+ * one per direction, which keeps that property.
+ *
+ * Small frames are copied into one buffer and written at once; large payloads are
+ * written as they are (a view, e.g. of the shared arena) together with their header
+ * in one corked write, and `onSent` runs from the write callback.
+ */
+import net from 'node:net';
+import { TransportError } from '../../core/errors.js';
+import type { FrameHeader, NodeLink } from '../types.js';
+import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from './framing.js';
+import { acceptHandshake, connectHandshake } from './handshake.js';
+
+export interface PeerAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface TcpDeviceOptions {
+  readonly node: number;
+  readonly secret: Buffer;
+  readonly bindHost: string;
+  /** Called for connection failures (not for graceful closes). */
+  readonly onError: (e: Error) => void;
+}
+
+const COPY_LIMIT = 16 * 1024;
+
+interface Pending {
+  readonly header: FrameHeader;
+  readonly payload: Uint8Array;
+  readonly onSent: (() => void) | undefined;
+}
+
+class Conn {
+  ready = false;
+  queue: Pending[] = [];
+  constructor(
+    readonly socket: net.Socket,
+    public peer: number,
+  ) {}
+}
+
+export class TcpDevice implements NodeLink {
+  readonly node: number;
+  onFrame: (fromNode: number, header: FrameHeader, payload: Uint8Array) => void = () => {};
+  private readonly server: net.Server;
+  private peers: readonly PeerAddress[] = [];
+  private readonly sendConn = new Map<number, Conn>();
+  private readonly all = new Set<Conn>();
+  private closing = false;
+
+  constructor(private readonly o: TcpDeviceOptions) {
+    this.node = o.node;
+    this.server = net.createServer((s) => this.accept(s));
+    this.server.on('error', (e) => o.onError(new TransportError(`node ${this.node}: server error: ${e.message}`)));
+  }
+
+  /** Start listening on the bind host (port chosen by the system). */
+  listen(): Promise<PeerAddress> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, this.o.bindHost, () => {
+        const a = this.server.address() as net.AddressInfo;
+        resolve({ host: this.o.bindHost === '0.0.0.0' || this.o.bindHost === '::' ? '127.0.0.1' : this.o.bindHost, port: a.port });
+      });
+    });
+  }
+
+  /** Addresses of every node, by node index. */
+  setPeers(peers: readonly PeerAddress[]): void {
+    this.peers = peers;
+  }
+
+  send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void {
+    let c = this.sendConn.get(node);
+    if (!c) c = this.dial(node);
+    if (!c.ready) c.queue.push({ header, payload: payload.byteLength <= COPY_LIMIT ? payload.slice() : payload, onSent });
+    else this.write(c, header, payload, onSent);
+  }
+
+  private write(c: Conn, h: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): void {
+    const n = payload.byteLength;
+    if (n <= COPY_LIMIT) {
+      const b = Buffer.allocUnsafe(FRAME_HEADER_BYTES + n);
+      encodeHeader(h, n, b, 0);
+      if (n > 0) b.set(payload, FRAME_HEADER_BYTES);
+      c.socket.write(b);
+      onSent?.();
+      return;
+    }
+    const hb = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+    encodeHeader(h, n, hb, 0);
+    c.socket.cork();
+    c.socket.write(hb);
+    c.socket.write(Buffer.from(payload.buffer, payload.byteOffset, n), onSent ? () => onSent() : undefined);
+    c.socket.uncork();
+  }
+
+  private dial(node: number): Conn {
+    const addr = this.peers[node];
+    if (!addr) throw new TransportError(`node ${this.node} has no address for node ${node}`, 'the launcher must pass every node address');
+    const socket = net.connect(addr.port, addr.host);
+    socket.setNoDelay(true);
+    const c = new Conn(socket, node);
+    this.sendConn.set(node, c);
+    this.all.add(c);
+    socket.once('connect', () => {
+      connectHandshake(socket, this.o.secret, this.node, node).then(
+        (rest) => this.established(c, rest),
+        (e: Error) => this.lost(c, e),
+      );
+    });
+    socket.on('error', (e) => this.lost(c, e));
+    return c;
+  }
+
+  private accept(socket: net.Socket): void {
+    socket.setNoDelay(true);
+    socket.on('error', () => {});
+    acceptHandshake(socket, this.o.secret, this.node).then(
+      ({ node, rest }) => {
+        const c = new Conn(socket, node);
+        this.all.add(c);
+        socket.on('error', (e) => this.lost(c, e));
+        if (!this.sendConn.has(node)) this.sendConn.set(node, c);
+        this.established(c, rest);
+      },
+      (e: Error) => {
+        process.stderr.write(`coll: node ${this.node} rejected a connection from ${socket.remoteAddress ?? '?'}: ${e.message}\n`);
+        socket.destroy();
+      },
+    );
+  }
+
+  private established(c: Conn, rest: Buffer): void {
+    const parser = new FrameParser((h, p) => this.onFrame(c.peer, h, p));
+    c.socket.on('data', (d: Buffer) => parser.push(d));
+    c.socket.on('close', () => {
+      this.all.delete(c);
+      if (this.sendConn.get(c.peer) === c) this.sendConn.delete(c.peer);
+    });
+    c.ready = true;
+    if (rest.length > 0) parser.push(rest);
+    const q = c.queue;
+    c.queue = [];
+    for (const p of q) this.write(c, p.header, p.payload, p.onSent);
+  }
+
+  private lost(c: Conn, e: Error): void {
+    this.all.delete(c);
+    if (this.sendConn.get(c.peer) === c) this.sendConn.delete(c.peer);
+    c.socket.destroy();
+    if (!this.closing) this.o.onError(new TransportError(`node ${this.node}: connection to node ${c.peer} failed: ${e.message}`));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    const closed = [...this.all].map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.socket.destroyed) return resolve();
+          const t = setTimeout(() => {
+            c.socket.destroy();
+            resolve();
+          }, 5000);
+          c.socket.once('close', () => {
+            clearTimeout(t);
+            resolve();
+          });
+          c.socket.end();
+        }),
+    );
+    await Promise.all(closed);
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  abort(_reason: string): void {
+    this.closing = true;
+    for (const c of this.all) c.socket.destroy();
+    this.server.close();
+  }
+}

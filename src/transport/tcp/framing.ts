@@ -1,0 +1,95 @@
+/**
+ * Frames on a node-to-node TCP connection: a 36-byte little-endian header
+ * (payload length, space, context, tag, src, dst, index, total, offset) followed by
+ * the payload. The parser turns a byte stream into frames without copying payloads
+ * that arrive in one piece (the callback gets a view of the socket's chunk and must
+ * copy what it keeps).
+ */
+import type { FrameHeader, Space } from '../types.js';
+
+export const FRAME_HEADER_BYTES = 36;
+
+export function encodeHeader(h: FrameHeader, payloadBytes: number, out: Buffer, at = 0): void {
+  out.writeUInt32LE(payloadBytes, at);
+  out.writeUInt32LE(h.space, at + 4);
+  out.writeInt32LE(h.context, at + 8);
+  out.writeInt32LE(h.tag, at + 12);
+  out.writeInt32LE(h.src, at + 16);
+  out.writeInt32LE(h.dst, at + 20);
+  out.writeInt32LE(h.index, at + 24);
+  out.writeUInt32LE(h.total, at + 28);
+  out.writeUInt32LE(h.offset, at + 32);
+}
+
+function decodeHeader(b: Buffer, at: number): { h: FrameHeader; bytes: number } {
+  return {
+    bytes: b.readUInt32LE(at),
+    h: {
+      space: b.readUInt32LE(at + 4) as Space,
+      context: b.readInt32LE(at + 8),
+      tag: b.readInt32LE(at + 12),
+      src: b.readInt32LE(at + 16),
+      dst: b.readInt32LE(at + 20),
+      index: b.readInt32LE(at + 24),
+      total: b.readUInt32LE(at + 28),
+      offset: b.readUInt32LE(at + 32),
+    },
+  };
+}
+
+export class FrameParser {
+  private readonly hdr = Buffer.alloc(FRAME_HEADER_BYTES);
+  private hdrFill = 0;
+  private current: FrameHeader | undefined;
+  private payload: Buffer | undefined;
+  private need = 0;
+  private fill = 0;
+
+  constructor(private readonly onFrame: (h: FrameHeader, payload: Uint8Array) => void) {}
+
+  push(chunk: Buffer): void {
+    let pos = 0;
+    const len = chunk.length;
+    while (pos < len) {
+      if (!this.current) {
+        let parsed: { h: FrameHeader; bytes: number };
+        if (this.hdrFill === 0 && len - pos >= FRAME_HEADER_BYTES) {
+          parsed = decodeHeader(chunk, pos);
+          pos += FRAME_HEADER_BYTES;
+        } else {
+          const take = Math.min(FRAME_HEADER_BYTES - this.hdrFill, len - pos);
+          chunk.copy(this.hdr, this.hdrFill, pos, pos + take);
+          this.hdrFill += take;
+          pos += take;
+          if (this.hdrFill < FRAME_HEADER_BYTES) return;
+          this.hdrFill = 0;
+          parsed = decodeHeader(this.hdr, 0);
+        }
+        if (parsed.bytes === 0) {
+          this.onFrame(parsed.h, new Uint8Array(0));
+          continue;
+        }
+        if (len - pos >= parsed.bytes) {
+          this.onFrame(parsed.h, chunk.subarray(pos, pos + parsed.bytes));
+          pos += parsed.bytes;
+          continue;
+        }
+        this.current = parsed.h;
+        this.need = parsed.bytes;
+        this.payload = Buffer.allocUnsafe(parsed.bytes);
+        this.fill = 0;
+      }
+      const take = Math.min(this.need - this.fill, len - pos);
+      chunk.copy(this.payload as Buffer, this.fill, pos, pos + take);
+      this.fill += take;
+      pos += take;
+      if (this.fill === this.need) {
+        const h = this.current;
+        const p = this.payload as Buffer;
+        this.current = undefined;
+        this.payload = undefined;
+        this.onFrame(h, p);
+      }
+    }
+  }
+}

@@ -1,0 +1,5 @@
+import { init } from '../../../src/index.js';
+const comm = init();
+const x = new Float64Array([comm.rank + 1]);
+comm.allreduce(x);
+console.log(`rank ${comm.rank}/${comm.size} node ${comm.nodeRank}/${comm.nodeCount} sum ${x[0]}`);
