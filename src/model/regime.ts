@@ -12,7 +12,7 @@
  * Each cell records the winner, every algorithm's time and the margin of the winner
  * (second best / best − 1).
  */
-import { categoryMapSvg } from '../plot/svg.js';
+import { categoryMapSvg, lineChartSvg } from '../plot/svg.js';
 import { napTime, rdTime, smpTime, type BienzParams } from './closed/bienz.js';
 import { bestBlock, fenceTime, snakeTime, treeTime, type LittlefieldParams } from './closed/littlefield.js';
 import type { Machine } from './machine.js';
@@ -166,4 +166,35 @@ export function regimeSvg(r: RegimeMap): string {
     cells: r.winners,
     notes: r.margins.map((row) => row.map((v) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : ''))),
   });
+}
+
+/**
+ * Seed 001 Figs. 10 and 11 as line charts (µs, log axes): allreduce time of RD, SMP
+ * and NAP versus process count at `bytes` (Fig. 10), and versus size at `procs`
+ * processes (Fig. 11), from Eqs. 4–6 as in `bienzRegime`.
+ */
+export function bienzCharts(m: Machine, o: { ppn?: number; bytes?: number; procs?: number } = {}): { fig10: string; fig11: string } {
+  const ppn = o.ppn ?? 16;
+  const s0 = o.bytes ?? 8;
+  const P0 = o.procs ?? 32768;
+  const p = bienzParams(m);
+  const f = (a: string, P: number, s: number): number =>
+    (a === 'RD' ? rdTime(p, P, ppn, s) : a === 'SMP' ? smpTime(p, P, ppn, s, { smpIntraSteps: 2 }) : napTime(p, P, ppn, s, { napSteps: 'ceil', injectors: ppn - 1 })) * 1e6;
+  const procs = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536].filter((x) => x % ppn === 0 && x > ppn);
+  const sizes = Array.from({ length: 17 }, (_, i) => 8 * 2 ** i);
+  const algs = ['RD', 'SMP', 'NAP'];
+  return {
+    fig10: lineChartSvg({
+      title: `Allreduce of ${s0} B per process, ${ppn} ppn (seed 001 Fig. 10 style, ${m.name})`,
+      x: { label: 'processes', log: true },
+      y: { label: 'time (µs)', log: true },
+      series: algs.map((a) => ({ name: a, points: procs.map((P) => [P, f(a, P, s0)] as const) })),
+    }),
+    fig11: lineChartSvg({
+      title: `Allreduce at ${P0} processes, ${ppn} ppn (seed 001 Fig. 11 style, ${m.name})`,
+      x: { label: 'bytes per process', log: true },
+      y: { label: 'time (µs)', log: true },
+      series: algs.map((a) => ({ name: a, points: sizes.map((s) => [s, f(a, P0, s)] as const) })),
+    }),
+  };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DELTA } from '../../src/model/machines/index.js';
-import { littlefieldRegime, regimeSvg } from '../../src/model/regime.js';
+import { BLUE_WATERS } from '../../src/model/machines/index.js';
+import { bienzCharts, littlefieldRegime, regimeSvg } from '../../src/model/regime.js';
 import { reproduceModels } from '../../src/model/reproduce.js';
 
 describe('coll reproduce models', () => {
@@ -41,5 +42,10 @@ describe('coll reproduce models', () => {
     expect(svg).toContain('Tree');
     expect(svg).toContain('Snake');
     expect(r.maps.map((m) => m.name)).toContain('seed001-allreduce-16ppn');
+    const c = bienzCharts(BLUE_WATERS);
+    for (const svg of [c.fig10, c.fig11]) {
+      expect(svg).toMatch(/^<svg/);
+      for (const a of ['RD', 'SMP', 'NAP']) expect(svg).toContain(`>${a}</text>`);
+    }
   });
 });

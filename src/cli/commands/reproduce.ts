@@ -7,7 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArgumentError } from '../../core/errors.js';
-import { regimeSvg } from '../../model/regime.js';
+import { BLUE_WATERS } from '../../model/machines/index.js';
+import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels } from '../../model/reproduce.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -41,6 +42,12 @@ export const reproduceCommand: Command = {
       for (const m of r.maps) {
         const f = join(dir, `${m.name}.svg`);
         writeFileSync(f, regimeSvg(m.map));
+        written.push(f);
+      }
+      const charts = bienzCharts(BLUE_WATERS);
+      for (const [name, svg] of [['seed001-fig10-time-vs-procs', charts.fig10], ['seed001-fig11-time-vs-bytes', charts.fig11]]) {
+        const f = join(dir, `${name}.svg`);
+        writeFileSync(f, svg);
         written.push(f);
       }
     }
