@@ -164,6 +164,8 @@ export function regimeSvg(r: RegimeMap): string {
     x: { label: r.xLabel, log: true, values: r.xs },
     y: { label: r.yLabel, log: true, values: r.ys },
     cells: r.winners,
+    // Every candidate in a fixed order (the times' keys), so an algorithm keeps its colour across maps.
+    categories: Object.keys(r.times),
     notes: r.margins.map((row) => row.map((v) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : ''))),
   });
 }

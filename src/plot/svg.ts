@@ -40,6 +40,8 @@ export interface CategoryMap {
   readonly cells: readonly (readonly string[])[];
   /** Optional label per cell (e.g. the margin over the second best). */
   readonly notes?: readonly (readonly string[])[];
+  /** Category order for colours and legend (default: order of first appearance), so colours stay stable across maps. */
+  readonly categories?: readonly string[];
   readonly width?: number;
   readonly height?: number;
 }
@@ -170,7 +172,7 @@ export function categoryMapSvg(c: CategoryMap): string {
   const [x0, x1, y1, y0] = [90, w - 200, 36, h - 56];
   const nx = c.x.values.length;
   const ny = c.y.values.length;
-  const cats = [...new Set(c.cells.flat())];
+  const cats = [...new Set([...(c.categories ?? []), ...c.cells.flat()])];
   const cw = (x1 - x0) / nx;
   const ch = (y0 - y1) / ny;
   let body = '';

@@ -47,6 +47,17 @@ describe('svg plots', () => {
     for (const c of ['tree', 'fence', 'snake']) expect(svg).toContain(`>${c}</text>`);
   });
 
+  it('category map: a fixed category order keeps colours stable and lists absent categories', () => {
+    const map = (cells: string[][]) =>
+      categoryMapSvg({ title: 't', x: { label: 'N', values: [1, 2] }, y: { label: 'P', values: [1] }, cells, categories: ['tree', 'fence', 'snake'] });
+    const a = map([['snake', 'snake']]);
+    const b = map([['tree', 'snake']]);
+    const fill = (svg: string) => svg.match(/fill="(#[0-9a-f]+)" fill-opacity="0.8" stroke="white"><title>N=2, P=1: snake/)?.[1];
+    expect(fill(a)).toBeDefined();
+    expect(fill(a)).toBe(fill(b));
+    expect(a).toContain('>fence</text>');
+  });
+
   it('formats ticks and escapes XML', () => {
     expect(formatTick(1_500_000)).toBe('1.5M');
     expect(formatTick(20_000)).toBe('20k');
