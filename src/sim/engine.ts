@@ -147,6 +147,10 @@ export interface EngineConfig {
   /** Contention-free mode: network used only to add hops × hop latency to α. */
   readonly routeNetwork?: Network;
   readonly noise?: NoiseModel;
+  /** With noise: 'all' ranks, or only where cores are all busy ('full-nodes', seed 000's idle-core absorption). */
+  readonly noiseScope?: 'all' | 'full-nodes';
+  /** Cores per node (for noiseScope 'full-nodes'). */
+  readonly coresPerNode?: number;
   /** Start time of each rank (arrival skew); default 0. */
   readonly skew?: Float64Array;
   readonly traffic?: TrafficConfig;
@@ -210,6 +214,8 @@ export class Engine {
   private readonly R: Int32Array;
   private readonly D: Float64Array;
   private readonly pending = new Map<number, number[]>();
+  /** Per rank: 1 when its host CPU work is exposed to noise. */
+  private readonly noisy: Uint8Array;
   // Per node.
   private readonly nicFree: Float64Array;
   // Links.
@@ -282,6 +288,16 @@ export class Engine {
       D[d + D_ARRMIN] = Infinity;
     }
     this.nicFree = new Float64Array(cfg.nodes).fill(-Infinity);
+    this.noisy = new Uint8Array(cfg.noise ? P : 0);
+    if (cfg.noise) {
+      if ((cfg.noiseScope ?? 'all') === 'all') this.noisy.fill(1);
+      else {
+        const perNode = new Int32Array(cfg.nodes);
+        for (let r = 0; r < P; r++) perNode[cfg.rankNode[r]]++;
+        const cores = cfg.coresPerNode ?? 1;
+        for (let r = 0; r < P; r++) this.noisy[r] = perNode[cfg.rankNode[r]] >= cores ? 1 : 0;
+      }
+    }
     const net = cfg.network;
     this.linkFree = new Float64Array(net ? net.linkCount : 0).fill(-Infinity);
     const rn = net ?? cfg.routeNetwork;
@@ -362,7 +378,7 @@ export class Engine {
   hostWork(r: number, t: number, work: number): number {
     const d = r * RD + D_CPU;
     const start = Math.max(t, this.D[d]);
-    const end = work > 0 && this.cfg.noise ? this.cfg.noise.stretch(r, start, work) : start + work;
+    const end = work > 0 && this.cfg.noise && this.noisy[r] ? this.cfg.noise.stretch(r, start, work) : start + work;
     this.D[d] = end;
     this.hostBusy += end - start;
     return end;
@@ -417,9 +433,10 @@ export class Engine {
     const maxEvents = cfg.maxEvents ?? Number.MAX_SAFE_INTEGER;
     let events = 0;
     let nextProgress = 1 << 20;
-    const mKind = this.mKind;
-    const R = this.R;
-    while (this.finished < P) {
+    const R = this.R; // never reallocated (the message pool is: read this.m* fresh)
+    // Run until every rank is done and no message of the collective is in flight (a
+    // message still travelling to a finished rank is an error, found when delivered).
+    while (this.finished < P || this.collPending > 0) {
       if (cursor < P) {
         const r = order ? order[cursor] : cursor;
         const ts = D[r * RD + D_START];
@@ -430,7 +447,7 @@ export class Engine {
           continue;
         }
       }
-      if (this.collPending === 0) break; // nothing but background traffic left: deadlock
+      if (this.collPending === 0 && cursor >= P) break; // nothing but background traffic left: deadlock
       if (!q.pop()) break;
       const t = q.popTime;
       const kind = q.popKind;
@@ -448,7 +465,7 @@ export class Engine {
           if (!this.settle(a, b, t)) this.dispatch(a, t, false);
           break;
         case EV_ARRIVE:
-          if (mKind[a] === MK_TRAFFIC) this.trafficArrived(a, t);
+          if (this.mKind[a] === MK_TRAFFIC) this.trafficArrived(a, t);
           else {
             this.arrivalPopped(this.mDst[a], t);
             this.onArrive(a, t);
@@ -478,6 +495,10 @@ export class Engine {
       }
     }
     if (this.finished < P) this.reportDeadlock();
+    if (this.pending.size > 0) {
+      const [dst, l] = this.pending.entries().next().value as [number, number[]];
+      throw new ScheduleError(`rank ${l[0]} sent message #${l[1]} (${l[2]} B) to rank ${dst}, which never received it`);
+    }
     const start = new Float64Array(P);
     const end = new Float64Array(P);
     for (let r = 0; r < P; r++) {
@@ -554,6 +575,9 @@ export class Engine {
     R[b + R_STATE] = ST_STARTING;
     const nic = cfg.mode === 'offload' || (cfg.mode === 'intermediate' && R[b + R_INTERIOR] === 1);
     R[b + R_NIC] = nic ? 1 : 0;
+    // A process that hands its work to the NIC sleeps on the completion event: with
+    // idle-core absorption its core takes the daemons (its short initiation neglected).
+    if (nic && cfg.noise && cfg.noiseScope === 'full-nodes') this.noisy[r] = 0;
     const F = st.F;
     const sp = R[b + R_OFFF] + R[b + R_N] * (2 + PATH);
     F[sp + P_SKEW] = t;
@@ -728,7 +752,7 @@ export class Engine {
       part = P_GAMMA;
     }
     let end = start + work;
-    if (!nic && work > 0 && cfg.noise) end = cfg.noise.stretch(r, start, work);
+    if (!nic && work > 0 && cfg.noise && this.noisy[r]) end = cfg.noise.stretch(r, start, work);
     if (nic) {
       this.nicFree[node] = end;
       this.nicBusy += end - start;

@@ -278,6 +278,8 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     network: p.network,
     routeNetwork: p.routeNetwork,
     noise: o.noise && o.noise.components.length > 0 ? new NoiseModel(o.noise, P, seed) : undefined,
+    noiseScope: o.noise?.absorbedByIdleCores ? 'full-nodes' : 'all',
+    coresPerNode: m.coresPerNode,
     skew: drawSkew(o.skew, P, seed),
     traffic: tr
       ? {
