@@ -5,7 +5,6 @@ import { buildNetwork, FatTree } from '../../src/sim/network.js';
 
 describe('k-ary n-tree', () => {
   const tree = new FatTree({ topology: 'fattree', arity: 4, levels: 3, linkBandwidth: 1e9, hopLatency: 1e-8 }, 64);
-  const free = new Float64Array(tree.linkCount).fill(-Infinity);
 
   it('has n·k^(n−1) switches and routes of 2·(nearest common ancestor level) links', () => {
     expect(tree.perLevel * tree.n).toBe(48); // seed 002: 64 nodes, 48 switches
