@@ -103,3 +103,46 @@ describe('ladder step 3: contention', () => {
     expect(over / full).toBeLessThan(1.05);
   });
 });
+
+describe('node resources: injection limits and message classes', () => {
+  const node = (o: { injectionBandwidth?: number; nodeChannelShared?: boolean; cores: number }): MachineSpec => ({
+    name: 'inj',
+    description: 'crossbar with node limits',
+    nodes: 64,
+    coresPerNode: o.cores,
+    network: { topology: 'crossbar', linkBandwidth: 10e9, hopLatency: 0, injectionBandwidth: o.injectionBandwidth, nodeChannelShared: o.nodeChannelShared },
+    classes: { node: { alpha: 0, beta: 0 }, network: { alpha: 1 * us, beta: 1e-9 } },
+    host: { oSend: 0, oRecv: 0, gamma: { default: 0 }, copyPerByte: 0 },
+    sources: {},
+  });
+  const n = 1 << 20;
+
+  it('max-rate: k processes injecting n bytes at once take k·n/min(R_N, k·R_C) (seed 001 Eq. 3)', () => {
+    // RD over 2 nodes × 4: two free intra-node rounds, then 4 ranks per node inject 1 MiB each.
+    const m = node({ injectionBandwidth: 2e9, cores: 4 });
+    const r = simulate({ collective: 'allreduce', algorithm: 'recursive_doubling', machine: m, procs: 8, ppn: 4, bytes: n });
+    expect(r.first.time / us).toBeCloseTo((1 * us + (4 * n) / 2e9) / us, 3);
+    // Without the node limit each rank gets its own 1 GB/s.
+    const free = simulate({ collective: 'allreduce', algorithm: 'recursive_doubling', machine: node({ cores: 4 }), procs: 8, ppn: 4, bytes: n });
+    expect(free.first.time / us).toBeCloseTo((1 * us + n * 1e-9) / us, 3);
+  });
+
+  it('a node-bandwidth-limited node (seed 004, f(L) = L) serialises its sends and receives', () => {
+    // A pairwise exchange: each node sends and receives one message at once (L = 2).
+    const shared = simulate({ collective: 'allreduce', algorithm: 'recursive_doubling', machine: node({ injectionBandwidth: 1e9, nodeChannelShared: true, cores: 1 }), procs: 2, bytes: n });
+    const split = simulate({ collective: 'allreduce', algorithm: 'recursive_doubling', machine: node({ injectionBandwidth: 1e9, cores: 1 }), procs: 2, bytes: n });
+    expect(split.first.time / us).toBeCloseTo((1 * us + n * 1e-9) / us, 3);
+    expect(shared.first.time / us).toBeCloseTo((1 * us + 2 * n * 1e-9) / us, 3);
+  });
+
+  it('SMP classes: socket, node and network α/β (seed 001 F3)', () => {
+    const m: MachineSpec = {
+      ...node({ cores: 16 }),
+      socketsPerNode: 2,
+      classes: { socket: { alpha: 0.1 * us, beta: 0 }, node: { alpha: 0.5 * us, beta: 0 }, network: { alpha: 2 * us, beta: 0 } },
+    };
+    // RD over 2 nodes × 16 (2 sockets of 8): distances 1, 2, 4 stay in a socket, 8 crosses sockets, 16 crosses nodes.
+    const r = simulate({ collective: 'allreduce', algorithm: 'recursive_doubling', machine: m, procs: 32, ppn: 16, bytes: 8, contention: false });
+    expect(r.first.time / us).toBeCloseTo(3 * 0.1 + 0.5 + 2, 9);
+  });
+});
