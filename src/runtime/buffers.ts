@@ -18,6 +18,11 @@ export function byteView(v: ArrayBufferView): Uint8Array {
 
 /** The datatype of a call: explicit, or inferred from the first buffer given. */
 export function resolveType(explicit: DatatypeName | Datatype | undefined, ...views: (ArrayBufferView | null | undefined)[]): Datatype {
+  for (const v of views) {
+    if (v !== undefined && v !== null && !ArrayBuffer.isView(v)) {
+      throw new ArgumentError(`buffers must be typed arrays or DataViews, got ${describe(v)}`, 'wrap the data in a typed array, e.g. Float64Array.from(values)');
+    }
+  }
   if (explicit !== undefined) return lookupDatatype(explicit);
   for (const v of views) if (v) return datatypeOf(v);
   throw new ArgumentError('cannot infer the datatype: no buffer on this rank', 'pass { datatype } explicitly');

@@ -13,9 +13,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve as resolvePath } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
 import { DEFAULT_RING_BYTES, defaultSpin } from './rank-runtime.js';
@@ -54,13 +55,22 @@ export interface LaunchResult {
   readonly stderr: string;
   /** The first failure, if any. */
   readonly failure?: { readonly rank: number; readonly reason: string };
+  /** Process ids of the node processes (all gone when launch() resolves). */
+  readonly pids: readonly number[];
 }
 
 const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
 
 /** tsx, to run TypeScript: `--import` for node processes, its register() API for rank threads. */
 function tsxLoader(): { process: string; worker: string } {
-  return { process: import.meta.resolve('tsx'), worker: import.meta.resolve('tsx/esm/api') };
+  const meta = import.meta as ImportMeta & { resolve?: (s: string) => string };
+  if (typeof meta.resolve === 'function') return { process: meta.resolve('tsx'), worker: meta.resolve('tsx/esm/api') };
+  // Hosts without import.meta.resolve (vitest): read tsx's export map.
+  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, string | { import: { default: string } }> };
+  const at = (p: string): string => pathToFileURL(resolvePath(dirname(pkgPath), p)).href;
+  const api = pkg.exports['./esm/api'];
+  return { process: at(pkg.exports['.'] as string), worker: at(typeof api === 'string' ? api : api.import.default) };
 }
 
 export async function launch(o: LaunchOptions): Promise<LaunchResult> {
@@ -159,6 +169,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     stdout: out.length ? `${out.join('\n')}\n` : '',
     stderr: err.length ? `${err.join('\n')}\n` : '',
     ...(failure ? { failure } : {}),
+    pids: children.map((c) => c.pid ?? -1),
   };
 }
 

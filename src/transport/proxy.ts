@@ -17,7 +17,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { TransportError } from '../core/errors.js';
-import { notifyIfSleeping, waitAsync, type Layout } from './shm/layout.js';
+import { keepAlive, notifyIfSleeping, waitAsync, type Layout } from './shm/layout.js';
 import {
   ENTRY_HEADER_BYTES,
   KIND_INLINE,
@@ -111,7 +111,7 @@ export class NodeProxy {
       try {
         if (this.poll() || this.stopped) continue;
         const w = waitAsync(this.i32, this.bell, v, 1000);
-        if (w.async) await w.value;
+        if (w.async) await keepAlive(w.value, 1000);
       } finally {
         Atomics.sub(this.i32, this.sleep, 1);
       }

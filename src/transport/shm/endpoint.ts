@@ -35,7 +35,7 @@ import {
   type SendOp,
   type Space,
 } from '../types.js';
-import { isAborting, notifyIfSleeping, readAbort, waitAsync, type Layout } from './layout.js';
+import { isAborting, keepAlive, notifyIfSleeping, readAbort, waitAsync, type Layout } from './layout.js';
 import {
   ENTRY_HEADER_BYTES,
   KIND_INLINE,
@@ -561,7 +561,7 @@ export class ShmEndpoint implements Endpoint {
     try {
       if (this.progress() || isAborting(i32)) return;
       const w = waitAsync(i32, this.bell, v, timeoutMs);
-      if (w.async) await w.value;
+      if (w.async) await keepAlive(w.value, timeoutMs);
     } finally {
       Atomics.sub(i32, this.sleep, 1);
     }

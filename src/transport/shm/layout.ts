@@ -123,3 +123,20 @@ type WaitAsyncResult =
 export const waitAsync: (ta: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult = (
   Atomics as unknown as { waitAsync: (ta: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }
 ).waitAsync.bind(Atomics);
+
+/**
+ * Await a waitAsync promise while keeping the event loop alive: a pending
+ * Atomics.waitAsync does not count as work for Node's loop, so a thread whose only
+ * pending work is such a wait would otherwise exit (or end its top-level await).
+ */
+export async function keepAlive<T>(p: Promise<T>, timeoutMs: number): Promise<T | 'timed-out'> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<'timed-out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed-out'), Math.max(1, Math.ceil(timeoutMs)) + 1);
+  });
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Test helper: launch a rank program from test/runtime/programs and collect the
+ * REPORT lines the programs print (see programs/cases.ts).
+ */
+import { fileURLToPath } from 'node:url';
+import { launch, type LaunchResult } from '../../src/index.js';
+
+export interface RankReport {
+  rank: number;
+  checks: number;
+  failures: string[];
+}
+
+export interface JobResult extends LaunchResult {
+  reports: RankReport[];
+}
+
+export async function runJob(program: string, ranks: number, nodes = 1, args: string[] = [], env: Record<string, string> = {}): Promise<JobResult> {
+  const r = await launch({
+    ranks,
+    nodes,
+    program: fileURLToPath(new URL(`./programs/${program}`, import.meta.url)),
+    args,
+    env,
+    arenaMb: 64,
+    jobTimeoutMs: 170_000,
+  });
+  const reports = r.stdout
+    .split('\n')
+    .filter((l) => l.includes('REPORT '))
+    .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as RankReport)
+    .sort((a, b) => a.rank - b.rank);
+  return { ...r, reports };
+}
+
+/** A readable summary when a job did not pass. */
+export function explain(r: JobResult): string {
+  const fails = r.reports.flatMap((x) => x.failures.map((f) => `rank ${x.rank}: ${f}`));
+  return [`exit ${r.exitCode}`, ...fails.slice(0, 10), r.stderr.slice(0, 2000)].join('\n');
+}

@@ -1,0 +1,57 @@
+/**
+ * The runtime end to end: real rank threads and node processes, shared-memory and
+ * TCP transports. Each job runs hundreds of checks against the sequential
+ * reference inside the ranks (programs/check.ts), so only a few jobs are launched:
+ * 1–8 ranks on 1–4 nodes, including non-powers of two and uneven placements.
+ * Nothing here depends on timing (timeouts are provoked on purpose, with slack).
+ */
+import { describe, expect, it } from 'vitest';
+import { explain, runJob } from './job.js';
+
+function expectPassed(r: Awaited<ReturnType<typeof runJob>>, ranks: number): void {
+  expect(r.exitCode, explain(r)).toBe(0);
+  expect(r.reports.map((x) => x.rank), explain(r)).toEqual(Array.from({ length: ranks }, (_, i) => i));
+  for (const rep of r.reports) {
+    expect(rep.failures, explain(r)).toEqual([]);
+    expect(rep.checks).toBeGreaterThan(20);
+  }
+}
+
+describe('collectives through the runtime match the sequential reference', () => {
+  for (const [ranks, nodes, quick] of [
+    [1, 1, false],
+    [2, 1, false],
+    [3, 1, false],
+    [5, 2, false],
+    [8, 1, true],
+    [7, 4, true],
+  ] as const) {
+    it(`${ranks} rank(s) on ${nodes} node(s)`, async () => {
+      expectPassed(await runJob('check.ts', ranks, nodes, quick ? ['quick'] : []), ranks);
+    });
+  }
+});
+
+describe('errors', () => {
+  it('bad arguments, restrictions, mismatches and timeouts raise typed errors (3 ranks)', async () => {
+    expectPassed(await runJob('errors.ts', 3), 3);
+  });
+
+  it('the same on 2 nodes', async () => {
+    expectPassed(await runJob('errors.ts', 4, 2), 4);
+  });
+
+  for (const [ranks, nodes, failing] of [
+    [3, 1, 1],
+    [4, 2, 3],
+  ] as const) {
+    it(`a failing rank ends the job (${ranks} ranks, ${nodes} node(s), rank ${failing} throws)`, async () => {
+      const r = await runJob('fail.ts', ranks, nodes, [String(failing)]);
+      expect(r.exitCode).toBe(1);
+      expect(r.failure?.rank).toBe(failing);
+      expect(r.stderr).toContain(`rank ${failing} failed: Error: boom from rank ${failing}`);
+      expect(r.stdout).not.toContain('unreachable');
+      for (const pid of r.pids) expect(() => process.kill(pid, 0)).toThrow();
+    });
+  }
+});
