@@ -1,6 +1,8 @@
 /** `coll`: the collectives command line (see bin.ts for the executable). */
 import { CollectivesError } from '../core/errors.js';
 import { algorithmsCommand } from './commands/algorithms.js';
+import { benchCommand } from './commands/bench.js';
+import { runCommand } from './commands/run.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { fitCommand } from './commands/fit.js';
 import { modelCommand } from './commands/model.js';
@@ -9,7 +11,7 @@ import { simCommand } from './commands/sim.js';
 import { tuneCommand } from './commands/tune.js';
 import type { Command } from './command.js';
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, benchCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details)', '', 'commands:'];

@@ -41,10 +41,23 @@ const PREFERENCES: Record<CollectiveKind, { small: readonly string[]; large: rea
 /**
  * Allreduce algorithms known to leave bitwise-identical results on every rank
  * (each element is reduced once and then copied, or every rank folds the same
- * operands in the same grouping). Others get a broadcast of rank 0's result appended.
- * test/runtime/consistency.test.ts checks this list against the reference executor.
+ * operands in the same grouping). Any other allreduce, e.g. one added to the
+ * catalogue later, gets a broadcast of rank 0's result appended.
+ * test/runtime/consistency.test.ts checks every entry with random floats through
+ * the reference executor.
  */
-export const RANK_CONSISTENT_ALLREDUCE: ReadonlySet<string> = new Set(['recursive_doubling', 'reproducible']);
+export const RANK_CONSISTENT_ALLREDUCE: ReadonlySet<string> = new Set([
+  'recursive_doubling',
+  'rabenseifner',
+  'ring',
+  'reduce_bcast',
+  'smp',
+  'nap',
+  'mesh_tree',
+  'snake',
+  'fence',
+  'reproducible',
+]);
 
 export interface Choice {
   readonly spec: AlgorithmSpec;

@@ -1,0 +1,173 @@
+/**
+ * The rank program behind `coll bench` (run by the launcher in every rank): OSU-style
+ * timing of one collective over a range of message sizes and algorithms.
+ *
+ * For each (algorithm, size): warm-up calls, a barrier, then `iterations`
+ * back-to-back calls; each rank's mean time per call is gathered at rank 0 and
+ * reduced to min / avg / max over ranks. Rank 0 prints one `BENCH {json}` line per
+ * measurement (`SKIP {json}` when the algorithm's restrictions fail at that size),
+ * preceded by `PLAN {json}` with the number of measurements.
+ *
+ * Argument: the JSON of a BenchConfig.
+ */
+import { listAlgorithms } from '../algorithms/registry.js';
+import { datatype as lookupDatatype, type DatatypeName } from '../core/datatypes.js';
+import { RestrictionError } from '../core/errors.js';
+import { ioCounts } from '../schedule/context.js';
+import type { CollectiveKind } from '../schedule/types.js';
+import type { Communicator, ReduceOptions } from '../runtime/communicator.js';
+import { init } from '../runtime/init.js';
+
+export interface BenchConfig {
+  readonly collective: CollectiveKind;
+  /** Algorithms to time; null = automatic selection; 'all' = every catalogue algorithm. */
+  readonly algorithms: readonly (string | null)[] | 'all';
+  readonly minBytes: number;
+  readonly maxBytes: number;
+  /** Iterations for small messages (≤ 16 KiB); fewer for larger ones, as OSU and peer-bench do. */
+  readonly iterations: number;
+  /** Warm-up calls (default: iterations / 10 + 1). */
+  readonly warmup?: number;
+  /** Buffers in the shared arena (comm.alloc) instead of private memory. */
+  readonly shared: boolean;
+  readonly datatype: DatatypeName;
+  readonly op: string;
+}
+
+export interface BenchRecord {
+  readonly collective: CollectiveKind;
+  /** The algorithm that ran (automatic selection resolved). */
+  readonly algorithm: string;
+  readonly requested: string;
+  readonly ranks: number;
+  readonly nodes: number;
+  readonly bytes: number;
+  readonly iterations: number;
+  readonly min_us: number;
+  readonly avg_us: number;
+  readonly max_us: number;
+}
+
+/** Iterations at a size, following peer-bench's mpi_coll_bench. */
+export function iterationsFor(bytes: number, small: number): number {
+  if (bytes <= 16384) return small;
+  if (bytes <= 1048576) return Math.max(20, Math.floor(small / 20));
+  return 20;
+}
+
+export function sizesFor(c: BenchConfig): number[] {
+  if (c.collective === 'barrier') return [0];
+  const out: number[] = [];
+  for (let b = Math.max(1, c.minBytes); b <= c.maxBytes; b *= 2) out.push(b);
+  return out;
+}
+
+function buffers(comm: Communicator, c: BenchConfig, count: number): { send: ArrayBufferView; recv: ArrayBufferView; free: () => void } {
+  const t = lookupDatatype(c.datatype);
+  let inMax = 0;
+  let outMax = 0;
+  for (let r = 0; r < comm.size; r++) {
+    const io = ioCounts(c.collective, r, comm.size, count, 0);
+    inMax = Math.max(inMax, io.in, c.collective === 'bcast' ? count : 0);
+    outMax = Math.max(outMax, io.out);
+  }
+  const make = (n: number): ArrayBufferView => (c.shared ? (comm.alloc(c.datatype, n) as ArrayBufferView) : new Uint8Array(n * t.size));
+  const send = make(inMax);
+  const recv = make(outMax);
+  new Uint8Array(send.buffer, send.byteOffset, send.byteLength).fill(1);
+  return {
+    send,
+    recv,
+    free: () => {
+      if (c.shared) {
+        comm.free(send);
+        comm.free(recv);
+      }
+    },
+  };
+}
+
+function caller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv: ArrayBufferView, o: ReduceOptions): () => void {
+  const root = comm.rank === 0;
+  switch (c.collective) {
+    case 'barrier':
+      return () => comm.barrier(o);
+    case 'bcast':
+      return () => comm.bcast(send, o);
+    case 'reduce':
+      return () => comm.reduce(send, root ? recv : null, o);
+    case 'allreduce':
+      return () => comm.allreduce(send, recv, o);
+    case 'allgather':
+      return () => comm.allgather(send, recv, o);
+    case 'reduce_scatter':
+      return () => comm.reduceScatter(send, recv, o);
+    case 'gather':
+      return () => comm.gather(send, root ? recv : null, o);
+    case 'scatter':
+      return () => comm.scatter(root ? send : null, recv, o);
+    case 'alltoall':
+      return () => comm.alltoall(send, recv, o);
+  }
+}
+
+export function runBench(comm: Communicator, c: BenchConfig): void {
+  const t = lookupDatatype(c.datatype);
+  const algorithms = c.algorithms === 'all' ? [null, ...listAlgorithms(c.collective).map((a) => a.name)] : c.algorithms;
+  const sizes = sizesFor(c);
+  const print = (kind: string, o: object): void => {
+    if (comm.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
+  };
+  print('PLAN', { measurements: algorithms.length * sizes.length });
+  const reducesOp = c.collective === 'reduce' || c.collective === 'allreduce' || c.collective === 'reduce_scatter';
+  for (const alg of algorithms) {
+    for (const bytes of sizes) {
+      const count = c.collective === 'barrier' ? 0 : Math.max(1, Math.floor(bytes / t.size));
+      const o: ReduceOptions = { datatype: c.datatype, count, ...(reducesOp ? { op: c.op } : {}), ...(alg ? { algorithm: alg } : {}) };
+      let label: string;
+      try {
+        label = comm.algorithmFor(c.collective, count, { ...o, blocking: true });
+      } catch (e) {
+        if (!(e instanceof RestrictionError)) throw e;
+        print('SKIP', { collective: c.collective, requested: alg ?? 'auto', bytes, reason: e.message.split('\n')[0] });
+        continue;
+      }
+      const { send, recv, free } = buffers(comm, c, count);
+      const call = caller(comm, c, send, recv, o);
+      const iterations = iterationsFor(bytes, c.iterations);
+      const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
+      for (let i = 0; i < warmup; i++) call();
+      comm.barrier();
+      const t0 = performance.now();
+      for (let i = 0; i < iterations; i++) call();
+      const us = ((performance.now() - t0) * 1000) / iterations;
+      const all = comm.gather(Float64Array.of(us), comm.rank === 0 ? new Float64Array(comm.size) : null);
+      free();
+      if (all) {
+        const rec: BenchRecord = {
+          collective: c.collective,
+          algorithm: label,
+          requested: alg ?? 'auto',
+          ranks: comm.size,
+          nodes: comm.nodeCount,
+          bytes: count * t.size,
+          iterations,
+          min_us: round(Math.min(...all)),
+          avg_us: round(all.reduce((s, v) => s + v, 0) / all.length),
+          max_us: round(Math.max(...all)),
+        };
+        print('BENCH', rec);
+      }
+    }
+  }
+}
+
+function round(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
+
+// Run when started as a rank program (not when imported for its types and helpers).
+const arg = process.argv[2];
+if (arg !== undefined && arg.startsWith('{') && process.env.COLL_RANK !== undefined) {
+  runBench(init(), JSON.parse(arg) as BenchConfig);
+}

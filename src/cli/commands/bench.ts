@@ -1,0 +1,95 @@
+/**
+ * `coll bench <collective> [-n N] [--nodes K] [--algorithm A | --all-algorithms] ...`:
+ * OSU-style latency of a collective through the real runtime (see
+ * src/bench/bench-program.ts), as a table, JSON lines and an SVG plot.
+ */
+import { writeFileSync } from 'node:fs';
+import { isCollective } from '../../algorithms/registry.js';
+import { datatype as lookupDatatype, type DatatypeName } from '../../core/datatypes.js';
+import { ArgumentError, checkIntRange } from '../../core/errors.js';
+import { benchPlot, benchTable, runBenchJob } from '../../bench/bench.js';
+import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
+import type { Command } from '../command.js';
+
+const OPTIONS: OptionSpec[] = [
+  { name: 'np', alias: 'n', type: 'number', description: 'number of ranks (default 2)' },
+  { name: 'nodes', type: 'number', description: 'node processes (default 1)' },
+  { name: 'algorithm', alias: 'a', type: 'string', repeat: true, description: "algorithm to time (repeatable; 'auto' = automatic selection, the default)" },
+  { name: 'all-algorithms', type: 'boolean', description: 'time every catalogue algorithm (and auto)' },
+  { name: 'min-bytes', type: 'number', description: 'smallest message per rank (default 8)' },
+  { name: 'max-bytes', type: 'number', description: 'largest message per rank (default 1 MiB)' },
+  { name: 'iterations', alias: 'i', type: 'number', description: 'timed calls per size for messages up to 16 KiB (default 1000; fewer above)' },
+  { name: 'warmup', type: 'number', description: 'warm-up calls per size (default iterations/10 + 1)' },
+  { name: 'datatype', type: 'string', description: 'element type (default float64)' },
+  { name: 'op', type: 'string', description: 'reduction operator (default sum)' },
+  { name: 'private', type: 'boolean', description: 'use private buffers instead of the shared arena (no zero-copy)' },
+  { name: 'json', type: 'boolean', description: 'print JSON lines instead of a table' },
+  { name: 'plot', type: 'string', description: 'write an SVG plot of latency vs size per algorithm to FILE' },
+  { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
+];
+
+const USAGE = 'coll bench <collective> [-n N] [--nodes K] [--algorithm A | --all-algorithms] [--min-bytes B] [--max-bytes B] [--iterations I] [--json] [--plot FILE]';
+
+export const benchCommand: Command = {
+  name: 'bench',
+  summary: 'measure a collective through the runtime (OSU-style; table, JSON, SVG plot)',
+  async run(argv) {
+    const args = parseArgs(argv, OPTIONS);
+    if (opt(args, 'help')) {
+      console.log(helpText(USAGE, OPTIONS));
+      return 0;
+    }
+    const collective = args.positionals[0];
+    if (collective === undefined || !isCollective(collective)) {
+      throw new ArgumentError(`unknown or missing collective '${collective ?? ''}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
+    }
+    const ranks = opt<number>(args, 'np') ?? 2;
+    const nodes = opt<number>(args, 'nodes') ?? 1;
+    const minBytes = opt<number>(args, 'min-bytes') ?? 8;
+    const maxBytes = opt<number>(args, 'max-bytes') ?? 1 << 20;
+    const iterations = opt<number>(args, 'iterations') ?? 1000;
+    checkIntRange('--min-bytes', minBytes, 1, 2 ** 31);
+    checkIntRange('--max-bytes', maxBytes, minBytes, 2 ** 31);
+    checkIntRange('--iterations', iterations, 1, 1e9);
+    const named = opts<string>(args, 'algorithm');
+    if (named.length > 0 && opt(args, 'all-algorithms')) throw new ArgumentError('--algorithm and --all-algorithms exclude each other');
+    const datatype = (opt<string>(args, 'datatype') ?? 'float64') as DatatypeName;
+    lookupDatatype(datatype);
+    const algorithms: (string | null)[] | 'all' = opt(args, 'all-algorithms') ? 'all' : named.length > 0 ? named.map((a) => (a === 'auto' ? null : a)) : [null];
+    const json = opt<boolean>(args, 'json') ?? false;
+    const tty = process.stderr.isTTY === true;
+    const result = await runBenchJob(
+      {
+        collective,
+        algorithms,
+        minBytes,
+        maxBytes,
+        iterations,
+        warmup: opt<number>(args, 'warmup'),
+        shared: !opt<boolean>(args, 'private'),
+        datatype,
+        op: opt<string>(args, 'op') ?? 'sum',
+        ranks,
+        nodes,
+      },
+      (p) => {
+        const msg = `[${p.done}/${p.total}] ${collective} ${p.last}`;
+        process.stderr.write(tty ? `\r\x1b[K${msg}` : `${msg}\n`);
+      },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    if (tty) process.stderr.write('\r\x1b[K');
+    for (const s of result.skipped) process.stderr.write(`skipped ${s.requested} at ${s.bytes} B: ${s.reason}\n`);
+    if (json) for (const r of result.records) console.log(JSON.stringify(r));
+    else {
+      console.log(`${collective}, ${ranks} rank(s) on ${nodes} node(s), ${datatype}${collective.includes('reduce') ? ` ${opt<string>(args, 'op') ?? 'sum'}` : ''}, ${opt(args, 'private') ? 'private' : 'shared'} buffers`);
+      console.log(benchTable(result.records));
+    }
+    const plot = opt<string>(args, 'plot');
+    if (plot) {
+      writeFileSync(plot, benchPlot(result.records, `${collective}: ${ranks} rank(s), ${nodes} node(s)`));
+      process.stderr.write(`wrote ${plot}\n`);
+    }
+    return 0;
+  },
+};

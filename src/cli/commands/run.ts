@@ -1,0 +1,45 @@
+/** `coll run -n <ranks> [--nodes K] <program> [args]`: start a job on this machine. */
+import { ArgumentError } from '../../core/errors.js';
+import { launch } from '../../runtime/launcher.js';
+import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
+import type { Command } from '../command.js';
+
+const OPTIONS: OptionSpec[] = [
+  { name: 'np', alias: 'n', type: 'number', description: 'number of ranks (required)' },
+  { name: 'nodes', type: 'number', description: 'node processes to spread the ranks over (default 1; uneven splits allowed)' },
+  { name: 'debug', type: 'boolean', description: 'check every collective call across ranks (COLL_DEBUG=1)' },
+  { name: 'timeout-ms', type: 'number', description: 'default collective timeout in the ranks (ms)' },
+  { name: 'arena-mb', type: 'number', description: 'shared arena per node for comm.alloc and zero-copy (MiB, default 256)' },
+  { name: 'bind', type: 'string', description: 'address the nodes listen on (default 127.0.0.1)' },
+  { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
+];
+
+const USAGE = 'coll run -n <ranks> [--nodes K] [--debug] <program.(js|ts)> [program args...]';
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run a program on N ranks (threads) in K node processes',
+  async run(argv) {
+    const args = parseArgs(argv, OPTIONS, 1);
+    if (opt(args, 'help')) {
+      console.log(`${helpText(USAGE, OPTIONS)}\n\nEach rank's output is prefixed with [rank]. If a rank fails, every node is stopped and the exit code is 1.`);
+      return 0;
+    }
+    const ranks = opt<number>(args, 'np');
+    const program = args.positionals[0];
+    if (ranks === undefined) throw new ArgumentError('-n <ranks> is required', `usage: ${USAGE}`);
+    if (program === undefined) throw new ArgumentError('no program given', `usage: ${USAGE}`);
+    const r = await launch({
+      ranks,
+      nodes: opt<number>(args, 'nodes'),
+      program,
+      args: args.rest,
+      stdio: 'inherit',
+      debug: opt<boolean>(args, 'debug'),
+      timeoutMs: opt<number>(args, 'timeout-ms'),
+      arenaMb: opt<number>(args, 'arena-mb'),
+      bindHost: opt<string>(args, 'bind'),
+    });
+    return r.exitCode;
+  },
+};
