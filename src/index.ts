@@ -35,3 +35,4 @@ export type { Buffer } from './runtime/buffers.js';
 export * as model from './model/index.js';
 export * as tune from './tune/index.js';
 export * as plot from './plot/svg.js';
+export * as sim from './sim/index.js';
