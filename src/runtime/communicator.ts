@@ -33,7 +33,7 @@ import { Execution } from './executor.js';
 import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan.js';
 import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
-import { initShmBlock, shmBlockBytes, ShmCollectives } from './shm-collectives.js';
+import { initShmBlock, shmBlockBytes, ShmCollectives, type ShmKind } from './shm-collectives.js';
 import { Sequence, type Task } from './task.js';
 
 export const ANY_SOURCE = -1;
@@ -233,7 +233,10 @@ export class Communicator {
     const mine = this.topology.ranksOn(this.nodeRank);
     this.localRank = mine.indexOf(rank);
     this.localSize = mine.length;
-    this.shm = shmOffset >= 0 ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, rt.engine) : undefined;
+    this.shm =
+      shmOffset >= 0
+        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, rt.engine, (seq, timeoutMs, deadline) => new CallInfo('collective', seq, this, timeoutMs, deadline, this.worldOf))
+        : undefined;
   }
 
   /** World rank of communicator rank `r`. */
@@ -641,10 +644,16 @@ export class Communicator {
     const seq = this.seq;
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
     const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
+    const debug = o?.debug ?? this.defaults.debug;
+    if (plan.shm && !debug) {
+      // The latency-critical path: no clock reads or allocations unless the call has to wait long.
+      (this.shm as ShmCollectives).run(kind as ShmKind, send, recv, count * type.size, count, root, plan.kernel, seq, timeoutMs);
+      return result();
+    }
     const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
-    if (o?.debug ?? this.defaults.debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
+    if (debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
     if (plan.shm) {
-      (this.shm as ShmCollectives).run(kind as never, send, recv, count * type.size, count, root, plan.kernel, info);
+      (this.shm as ShmCollectives).run(kind as ShmKind, send, recv, count * type.size, count, root, plan.kernel, seq, timeoutMs);
       return result();
     }
     const input = inPlace && send.byteLength > 0 ? send.slice() : send;

@@ -1,18 +1,31 @@
 /**
  * Flat shared-memory collectives: the small-message fast path of a communicator
- * whose ranks all live on one node (hand-tuned; not a catalogue schedule).
+ * whose ranks all live on one node (hand-tuned; not a catalogue schedule). Used by
+ * blocking barrier, bcast, reduce, allreduce, allgather and gather with at most
+ * SHM_SLOT_BYTES per rank when no algorithm is named.
  *
- * Every rank writes its contribution into its slot of the communicator's block in
- * the node arena, marks its arrival and increments the phase counter; the last
- * rank to arrive folds the slots in rank order (v0 ∘ v1 ∘ … ∘ vP−1, so the result is
- * reproducible, correct for non-commutative operators and bitwise identical on all
- * ranks), then publishes the generation and wakes sleepers with one notify. Others
- * spin on the generation, then park on it. Two phases alternate, which makes reuse
- * safe: a rank can only start call c+2 after everyone arrived at c+1, i.e. after
- * everyone finished reading call c.
+ * Every rank copies its contribution into its slot of the communicator's block in
+ * the node arena and publishes the call number in the slot's first word.
  *
- * Block layout (bytes): gen @0, sleepers @64, counters @128/@192, arrival markers
- * @256 (one int32 per rank), then 2·P slots and 2 result areas of SHM_SLOT_BYTES.
+ * - Two ranks: each waits for the peer's slot to carry the call number and then
+ *   reads what it needs straight from the slots; allreduce folds slot 0 ∘ slot 1
+ *   into the output (both ranks compute the same fold: identical results). One
+ *   cache-line transfer each way per call.
+ * - More ranks: ranks also increment the phase counter; the last to arrive folds the
+ *   slots in rank order into the result area, publishes the generation and wakes
+ *   sleepers with a single notify (ranks parked on one word: cheap when ranks
+ *   outnumber cores); the others copy the result.
+ *
+ * Reductions are folds in rank order, (v0 ∘ v1) ∘ v2 ∘ …: reproducible, correct for
+ * non-commutative operators, bitwise identical on every rank.
+ *
+ * Two phases (call number parity) alternate, which makes slot reuse safe: every call
+ * waits for every rank to arrive, so a rank can only start call c+2 after all ranks
+ * arrived at c+1, i.e. after all of them finished reading call c.
+ *
+ * Block layout: int32 words GEN @0, SLEEPERS @16, COUNTER[phase] @32/@48, per rank a
+ * line @64+16r (word 0: "parked" flag of the two-rank protocol); then 2·P slots
+ * (word 0: call number, data from byte 8) and 2 result areas.
  */
 import type { Kernel } from '../core/ops.js';
 import { RankFailedError } from '../core/errors.js';
@@ -23,23 +36,35 @@ import { timeoutError, type Engine, type WaitInfo } from './engine.js';
 const GEN = 0;
 const SLEEPERS = 16;
 const COUNTER = 32; // + phase * 16
-const MARKERS = 64;
+const RANKS = 64; // + rank * 16
+const DATA = 8;
+const STRIDE = SHM_SLOT_BYTES + 64;
 
 export type ShmKind = 'barrier' | 'bcast' | 'reduce' | 'allreduce' | 'allgather' | 'gather';
 
-export function shmBlockBytes(size: number): number {
-  return slotsOffset(size) + (2 * size + 2) * SHM_SLOT_BYTES;
+function headerBytes(size: number): number {
+  return (RANKS + size * 16) * 4;
 }
 
-function slotsOffset(size: number): number {
-  return Math.ceil((MARKERS * 4 + size * 4) / 64) * 64;
+export function shmBlockBytes(size: number): number {
+  return headerBytes(size) + (2 * size + 2) * STRIDE;
 }
+
+/** Builds the wait description when a call has to report a timeout. */
+export type DescribeCall = (seq: number, timeoutMs: number, deadline: number) => WaitInfo;
 
 export class ShmCollectives {
+  /** Largest per-rank contribution in bytes. */
+  static readonly limit = SHM_SLOT_BYTES;
   private readonly i32: Int32Array;
   private readonly u8: Uint8Array;
   private readonly base: number;
-  private readonly slots: number;
+  /** Byte offset (in the arena) of the data of slot [phase][rank]. */
+  private readonly slotData: Int32Array;
+  /** Int32 index (in i32) of the call-number word of slot [phase][rank]. */
+  private readonly slotSeq: Int32Array;
+  private readonly slotView: Uint8Array[];
+  private readonly resultView: Uint8Array[];
   private calls = 0;
 
   constructor(
@@ -48,27 +73,29 @@ export class ShmCollectives {
     private readonly rank: number,
     private readonly size: number,
     private readonly engine: Engine,
+    private readonly describe: DescribeCall,
   ) {
     this.u8 = new Uint8Array(arena);
-    this.i32 = new Int32Array(arena, offset, slotsOffset(size) / 4);
-    this.base = offset;
-    this.slots = offset + slotsOffset(size);
-  }
-
-  /** Largest per-rank contribution in bytes. */
-  static readonly limit = SHM_SLOT_BYTES;
-
-  private slot(phase: number, r: number): number {
-    return this.slots + (phase * this.size + r) * SHM_SLOT_BYTES;
-  }
-
-  private result(phase: number): number {
-    return this.slots + (2 * this.size + phase) * SHM_SLOT_BYTES;
+    this.i32 = new Int32Array(arena);
+    this.base = offset >> 2;
+    const slots = offset + headerBytes(size);
+    this.slotData = new Int32Array(2 * size);
+    this.slotSeq = new Int32Array(2 * size);
+    this.slotView = [];
+    for (let i = 0; i < 2 * size; i++) {
+      const at = slots + i * STRIDE;
+      this.slotSeq[i] = at >> 2;
+      this.slotData[i] = at + DATA;
+      this.slotView.push(new Uint8Array(arena, at + DATA, SHM_SLOT_BYTES));
+    }
+    const results = slots + 2 * size * STRIDE;
+    this.resultView = [0, 1].map((p) => new Uint8Array(arena, results + p * STRIDE, SHM_SLOT_BYTES));
   }
 
   /**
    * Run one collective. `send`/`recv` are byte views (`recv` may be empty where the
-   * rank gets no output); `bytes` is the per-rank contribution; `elements` its count.
+   * rank gets no output; bcast passes its buffer as `recv` on every rank); `bytes`
+   * is the per-rank contribution, `elements` its element count.
    */
   run(
     kind: ShmKind,
@@ -78,94 +105,145 @@ export class ShmCollectives {
     elements: number,
     root: number,
     kernel: Kernel | undefined,
-    info: WaitInfo,
+    seq: number,
+    timeoutMs: number,
   ): void {
     const c = this.calls++;
     const ph = c & 1;
     const me = this.rank;
     const P = this.size;
-    const u8 = this.u8;
     const i32 = this.i32;
+    const mine = ph * P + me;
+    const target = (c + 1) & 0x7fffffff;
     if (kind === 'bcast') {
-      if (me === root) copyBytes(u8, this.slot(ph, root), recv, 0, bytes);
+      if (me === root) copyBytes(this.u8, this.slotData[mine], recv, 0, bytes);
     } else if (kind !== 'barrier') {
-      copyBytes(u8, this.slot(ph, me), send, 0, bytes);
+      copyBytes(this.u8, this.slotData[mine], send, 0, bytes);
     }
-    const target = (c + 1) | 0;
-    Atomics.store(i32, MARKERS + me, target);
-    if (Atomics.add(i32, COUNTER + ph * 16, 1) + 1 === P) {
-      Atomics.store(i32, COUNTER + ph * 16, 0);
-      if (kind === 'allreduce' || kind === 'reduce') this.fold(ph, bytes, elements, kernel as Kernel);
-      Atomics.store(i32, GEN, target);
-      if (Atomics.load(i32, SLEEPERS) > 0) Atomics.notify(i32, GEN);
-    } else if (((Atomics.load(i32, GEN) - target) | 0) < 0) {
-      this.await(target, info);
+    Atomics.store(i32, this.slotSeq[mine], target);
+    if (P === 2) {
+      const peer = 1 - me;
+      if (Atomics.load(i32, this.base + RANKS + peer * 16) !== 0) Atomics.notify(i32, this.slotSeq[mine]);
+      const theirs = this.slotSeq[ph * P + peer];
+      if (Atomics.load(i32, theirs) !== target) this.awaitPeer(theirs, target, seq, timeoutMs);
+      const s0 = this.slotView[ph * P];
+      const s1 = this.slotView[ph * P + 1];
+      switch (kind) {
+        case 'allreduce':
+          (kernel as Kernel)(recv, s0, s1, elements);
+          return;
+        case 'reduce':
+          if (me === root) (kernel as Kernel)(recv, s0, s1, elements);
+          return;
+        case 'bcast':
+          if (me !== root) copyBytes(recv, 0, this.u8, this.slotData[ph * P + root], bytes);
+          return;
+        default:
+          break;
+      }
+    } else {
+      const counter = this.base + COUNTER + ph * 16;
+      if (Atomics.add(i32, counter, 1) + 1 === P) {
+        Atomics.store(i32, counter, 0);
+        if (kind === 'allreduce' || kind === 'reduce') this.fold(ph, elements, kernel as Kernel);
+        Atomics.store(i32, this.base + GEN, target);
+        if (Atomics.load(i32, this.base + SLEEPERS) > 0) Atomics.notify(i32, this.base + GEN);
+      } else if (((Atomics.load(i32, this.base + GEN) - target) | 0) < 0) {
+        this.awaitGeneration(ph, target, seq, timeoutMs);
+      }
+      switch (kind) {
+        case 'allreduce':
+          copyBytes(recv, 0, this.resultView[ph], 0, bytes);
+          return;
+        case 'reduce':
+          if (me === root) copyBytes(recv, 0, this.resultView[ph], 0, bytes);
+          return;
+        case 'bcast':
+          if (me !== root) copyBytes(recv, 0, this.u8, this.slotData[ph * P + root], bytes);
+          return;
+        default:
+          break;
+      }
     }
-    switch (kind) {
-      case 'allreduce':
-        copyBytes(recv, 0, u8, this.result(ph), bytes);
-        break;
-      case 'reduce':
-        if (me === root) copyBytes(recv, 0, u8, this.result(ph), bytes);
-        break;
-      case 'bcast':
-        if (me !== root) copyBytes(recv, 0, u8, this.slot(ph, root), bytes);
-        break;
-      case 'allgather':
-        for (let r = 0; r < P; r++) copyBytes(recv, r * bytes, u8, this.slot(ph, r), bytes);
-        break;
-      case 'gather':
-        if (me === root) for (let r = 0; r < P; r++) copyBytes(recv, r * bytes, u8, this.slot(ph, r), bytes);
-        break;
-      case 'barrier':
-        break;
+    if (kind === 'allgather' || (kind === 'gather' && me === root)) {
+      for (let r = 0; r < P; r++) copyBytes(recv, r * bytes, this.u8, this.slotData[ph * P + r], bytes);
     }
   }
 
   /** result = slot0 ∘ slot1 ∘ … in rank order. */
-  private fold(ph: number, bytes: number, n: number, kernel: Kernel): void {
-    const u8 = this.u8;
-    const res = u8.subarray(this.result(ph), this.result(ph) + bytes);
-    if (this.size === 1) {
-      res.set(u8.subarray(this.slot(ph, 0), this.slot(ph, 0) + bytes));
-      return;
-    }
-    const view = (r: number): Uint8Array => u8.subarray(this.slot(ph, r), this.slot(ph, r) + bytes);
-    kernel(res, view(0), view(1), n);
-    for (let r = 2; r < this.size; r++) kernel(res, res, view(r), n);
+  private fold(ph: number, n: number, kernel: Kernel): void {
+    const res = this.resultView[ph];
+    const s = (r: number): Uint8Array => this.slotView[ph * this.size + r];
+    kernel(res, s(0), s(1), n);
+    for (let r = 2; r < this.size; r++) kernel(res, res, s(r), n);
   }
 
-  private await(target: number, info: WaitInfo): void {
+  /** Two ranks: wait for the peer's call number (spin, then park on that word). */
+  private awaitPeer(word: number, target: number, seq: number, timeoutMs: number): void {
     const i32 = this.i32;
     const engine = this.engine;
+    const parked = this.base + RANKS + this.rank * 16;
+    let deadline = 0;
     let spins = 0;
-    while (((Atomics.load(i32, GEN) - target) | 0) < 0) {
+    while (Atomics.load(i32, word) !== target) {
       if (++spins < engine.spin) {
-        if ((spins & 255) === 0) engine.progress();
+        if ((spins & 1023) === 0) engine.progress();
         continue;
       }
       spins = 0;
-      const now = performance.now();
-      const ab = engine.ep.aborted();
-      if (ab) throw new RankFailedError(ab.rank, ab.reason);
-      if (now >= info.deadline) throw timeoutError(info, this.missing(target));
-      Atomics.add(i32, SLEEPERS, 1);
-      const g = Atomics.load(i32, GEN);
-      if (((g - target) | 0) < 0) Atomics.wait(i32, GEN, g, Math.min(info.deadline - now, 20));
-      Atomics.sub(i32, SLEEPERS, 1);
+      deadline = this.check(deadline, seq, timeoutMs, () => (Atomics.load(i32, word) === target ? [] : [1 - this.rank]));
+      Atomics.store(i32, parked, 1);
+      const v = Atomics.load(i32, word);
+      if (v !== target) Atomics.wait(i32, word, v, Math.min(deadline - performance.now(), 20));
+      Atomics.store(i32, parked, 0);
       engine.progress();
     }
   }
 
-  /** Ranks that have not arrived at the call with generation `target`. */
-  private missing(target: number): number[] {
+  /** More ranks: wait for the generation (spin, then park on it with the others). */
+  private awaitGeneration(ph: number, target: number, seq: number, timeoutMs: number): void {
+    const i32 = this.i32;
+    const engine = this.engine;
+    const gen = this.base + GEN;
+    let deadline = 0;
+    let spins = 0;
+    while (((Atomics.load(i32, gen) - target) | 0) < 0) {
+      if (++spins < engine.spin) {
+        if ((spins & 1023) === 0) engine.progress();
+        continue;
+      }
+      spins = 0;
+      deadline = this.check(deadline, seq, timeoutMs, () => this.missing(ph, target));
+      Atomics.add(i32, this.base + SLEEPERS, 1);
+      const g = Atomics.load(i32, gen);
+      if (((g - target) | 0) < 0) Atomics.wait(i32, gen, g, Math.min(deadline - performance.now(), 20));
+      Atomics.sub(i32, this.base + SLEEPERS, 1);
+      engine.progress();
+    }
+  }
+
+  /**
+   * Abort and deadline checks before parking. The deadline is set at the first park
+   * (calls that finish while spinning never read the clock).
+   */
+  private check(deadline: number, seq: number, timeoutMs: number, missing: () => number[]): number {
+    const now = performance.now();
+    if (deadline === 0) deadline = timeoutMs > 0 ? now + timeoutMs : Infinity;
+    const ab = this.engine.ep.aborted();
+    if (ab) throw new RankFailedError(ab.rank, ab.reason);
+    if (now >= deadline) throw timeoutError(this.describe(seq, timeoutMs, deadline), missing());
+    return deadline;
+  }
+
+  /** Ranks that have not arrived at the call with number `target`. */
+  private missing(ph: number, target: number): number[] {
     const out: number[] = [];
-    for (let r = 0; r < this.size; r++) if (((Atomics.load(this.i32, MARKERS + r) - target) | 0) < 0) out.push(r);
+    for (let r = 0; r < this.size; r++) if (Atomics.load(this.i32, this.slotSeq[ph * this.size + r]) !== target) out.push(r);
     return out;
   }
 }
 
 /** Clear a freshly allocated block (the allocating rank does this before publishing the offset). */
 export function initShmBlock(arena: SharedArrayBuffer, offset: number, size: number): void {
-  new Uint8Array(arena, offset, slotsOffset(size)).fill(0);
+  new Uint8Array(arena, offset, shmBlockBytes(size)).fill(0);
 }

@@ -1,0 +1,10 @@
+import { init } from '../../../src/index.js';
+const comm = init();
+const n = Number(process.argv[2] ?? 200000);
+const a = new Float64Array(1), b = new Float64Array(1);
+for (let i = 0; i < 10000; i++) comm.allreduce(a, b);
+comm.barrier();
+const t0 = performance.now();
+for (let i = 0; i < n; i++) comm.allreduce(a, b);
+const us = (performance.now() - t0) * 1000 / n;
+console.log(`allreduce 8B ${us.toFixed(3)} us`);
