@@ -184,6 +184,8 @@ interface LastPlan {
 }
 
 const MAX_PLANS = 64;
+/** Scratch sets up to this size stay allocated with their plan for reuse. */
+const SPARE_SCRATCH_BYTES = 256 * 1024;
 
 export class Communicator {
   /** This rank's index in the communicator. */
@@ -680,7 +682,11 @@ export class Communicator {
       elementSize: es,
       kernel: plan.kernel,
     });
-    ex.onSuccess = () => phase.spare.push(scratch);
+    ex.onSuccess = () => {
+      // Keep small scratch sets for the next call of this shape; give large ones back to the arena.
+      if (phase.spare.length < 2 && scratch.reduce((s, b) => s + b.byteLength, 0) <= SPARE_SCRATCH_BYTES) phase.spare.push(scratch);
+      else for (const b of scratch) this.rt.freeScratch(b);
+    };
     return ex;
   }
 

@@ -38,6 +38,7 @@ export class Execution implements Task {
   private head = 0;
   private completed = 0;
   private readonly fused: Uint8Array;
+  private readonly finished: Uint8Array;
   private readonly ops: (SendOp | RecvOp | undefined)[];
   private started = false;
   /** Called once when every step has completed (e.g. to recycle scratch buffers). */
@@ -51,6 +52,7 @@ export class Execution implements Task {
   ) {
     this.pending = cs.ndeps.slice();
     this.fused = new Uint8Array(cs.n);
+    this.finished = new Uint8Array(cs.n);
     this.ops = new Array<SendOp | RecvOp | undefined>(cs.n);
   }
 
@@ -146,10 +148,28 @@ export class Execution implements Task {
     if (acc !== dst) dst.set(acc);
   }
 
-  /** Offered a shared-arena payload for receive `r`: run reduce `d` from it when nothing else holds `d` back. */
+  /**
+   * Offered a shared-arena payload for receive `r`: run reduce `d` from it now, when
+   * nothing else holds `d` back. Dependencies still pending may only be sends whose
+   * region `d` does not overwrite (a send writes nothing, so `d` may run before it
+   * completes; its dependents keep waiting for it as usual).
+   */
   private fuse(r: number, d: number, payload: Uint8Array): boolean {
-    if (this.pending[d] !== 1 || this.fused[d] !== 0) return false;
-    this.reduce(d, this.cs.fuseOperand[r], payload);
+    if (this.fused[d] !== 0) return false;
+    const cs = this.cs;
+    if (this.pending[d] !== 1) {
+      const deps = cs.source.steps[d].deps;
+      const db = cs.buf[d];
+      const d0 = cs.off[d];
+      const d1 = d0 + cs.cnt[d];
+      for (let k = 0; k < deps.length; k++) {
+        const p = deps[k];
+        if (p === r || this.finished[p] !== 0) continue;
+        if (cs.kind[p] !== K_SEND) return false;
+        if (cs.buf[p] === db && cs.off[p] < d1 && d0 < cs.off[p] + cs.cnt[p]) return false;
+      }
+    }
+    this.reduce(d, cs.fuseOperand[r], payload);
     this.fused[d] = 1;
     return true;
   }
@@ -164,6 +184,7 @@ export class Execution implements Task {
 
   private complete(i: number): void {
     this.ops[i] = undefined;
+    this.finished[i] = 1;
     this.completed++;
     const deps = this.cs.dependents[i];
     for (let k = 0; k < deps.length; k++) {

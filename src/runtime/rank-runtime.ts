@@ -49,7 +49,8 @@ export class RankRuntime {
       multiNode: job.nodeCount > 1,
     });
     this.engine = new Engine(this.endpoint, job.spin);
-    const slice = arenaSlice(spec.arena.byteLength - spec.arenaReserved, this.layout.endpoints, spec.localRank);
+    // One slice per rank (the proxy forwards from ranks' memory and allocates none).
+    const slice = arenaSlice(spec.arena.byteLength - spec.arenaReserved, spec.localSize, spec.localRank);
     this.allocator = new ArenaAllocator(spec.arena, spec.arenaReserved + slice.start, slice.bytes);
   }
 

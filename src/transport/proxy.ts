@@ -48,6 +48,8 @@ export interface ProxyConfig {
   readonly link: NodeLink;
   /** Largest frame payload sent from the arena in one piece. */
   readonly segmentBytes?: number;
+  /** Busy-poll this long after the last traffic before sleeping (ms, default 2). */
+  readonly spinMs?: number;
   readonly onError: (e: Error) => void;
 }
 
@@ -69,6 +71,9 @@ export class NodeProxy {
   private readonly bell: number;
   private readonly sleep: number;
   private readonly segment: number;
+  /** How long the proxy keeps polling after the last traffic before it sleeps (ms). */
+  private readonly spinMs: number;
+  private active = 0;
 
   constructor(private readonly c: ProxyConfig) {
     const L = c.layout;
@@ -81,6 +86,7 @@ export class NodeProxy {
     this.bell = L.bellIndex(L.proxy);
     this.sleep = L.sleepIndex(L.proxy);
     this.segment = c.segmentBytes ?? 256 * 1024;
+    this.spinMs = c.spinMs ?? 2;
     c.link.onFrame = (_from, h, payload) => this.inbound(h, payload);
   }
 
@@ -99,19 +105,24 @@ export class NodeProxy {
   }
 
   private async loop(): Promise<void> {
-    let streak = 0;
     while (!this.stopped) {
-      if (this.poll()) {
-        if (++streak % 32 === 0) await yieldToLoop();
+      if (this.poll()) this.active = performance.now();
+      // Busy phase: keep the event loop turning (sockets are read on every turn) while
+      // traffic is recent; a sleeping proxy costs a wake-up per message.
+      if (performance.now() - this.active < this.spinMs) {
+        await yieldToLoop();
         continue;
       }
-      streak = 0;
       const v = Atomics.load(this.i32, this.bell);
       Atomics.add(this.i32, this.sleep, 1);
       try {
-        if (this.poll() || this.stopped) continue;
+        if (this.poll() || this.stopped) {
+          this.active = performance.now();
+          continue;
+        }
         const w = waitAsync(this.i32, this.bell, v, 1000);
         if (w.async) await keepAlive(w.value, 1000);
+        this.active = performance.now();
       } finally {
         Atomics.sub(this.i32, this.sleep, 1);
       }
@@ -186,6 +197,7 @@ export class NodeProxy {
 
   /** A frame from another node. */
   private inbound(h: FrameHeader, payload: Uint8Array): void {
+    this.active = performance.now();
     const e = this.c.localIndexOf[h.dst];
     if (e === undefined || e < 0) {
       this.c.onError(new TransportError(`a frame for rank ${h.dst} reached a node that does not host it`));
