@@ -94,6 +94,9 @@ const K_DECIDE = 3 * KEY_CLASS;
 const RANK_STRIDE = 2 ** 21;
 const arrivalKey = (src: number, step: number): number => K_ARRIVE + src * RANK_STRIDE + (step < RANK_STRIDE ? step : RANK_STRIDE - 1);
 
+/** Messages tracked per NBL node channel (more count as this many). */
+const NBL_K = 32;
+
 const MK_COLL = 0;
 const MK_TRAFFIC = 1;
 
@@ -146,6 +149,12 @@ export interface EngineConfig {
   readonly network?: Network;
   /** Contention-free mode: network used only to add hops × hop latency to α. */
   readonly routeNetwork?: Network;
+  /**
+   * Shared node channels (seed 004 NBL, links 0..nodes−1 of `network`): f(L, S) with
+   * L the messages using the channel at once and S = bytes/8. Undefined: the
+   * channels are ordinary FIFO links.
+   */
+  readonly nodeChannelF?: (L: number, S: number) => number;
   readonly noise?: NoiseModel;
   /** With noise: 'all' ranks, or only where cores are all busy ('full-nodes', seed 000's idle-core absorption). */
   readonly noiseScope?: 'all' | 'full-nodes';
@@ -245,6 +254,10 @@ export class Engine {
   private mPath: Float64Array = new Float64Array(0);
   private mRoute: Int32Array = new Int32Array(0);
   private readonly maxHops: number;
+  // NBL node channels: tail ends of the messages using each channel (NBL_K per node).
+  private readonly nblF: ((L: number, S: number) => number) | undefined;
+  private readonly nblEnds: Float64Array;
+  private readonly nblCount: Int32Array;
   // Traffic.
   private readonly tOut: Int32Array;
   private readonly tBlocked: Uint8Array;
@@ -311,6 +324,9 @@ export class Engine {
     this.nodeLinkBeta = nb;
     this.hopLatency = rn && rn.linkLatency.length > 0 ? rn.linkLatency[0] : 0;
     this.maxHops = net ? net.maxHops : 0;
+    this.nblF = net ? cfg.nodeChannelF : undefined;
+    this.nblEnds = new Float64Array(this.nblF ? cfg.nodes * NBL_K : 0);
+    this.nblCount = new Int32Array(this.nblF ? cfg.nodes : 0);
     this.growMessages(1024);
     const N = cfg.nodes;
     this.tOut = new Int32Array(cfg.traffic ? N : 0);
@@ -867,12 +883,19 @@ export class Engine {
     const link = this.mRoute[m * this.maxHops + h];
     const wire = this.mWire[m];
     const lf = this.linkFree[link];
-    const start = lf > t ? lf : t;
-    const occ = wire * net.linkBeta[link];
-    this.linkFree[link] = start + occ;
-    this.linkBusy += occ;
+    let start: number;
+    let tail: number;
+    if (this.nblF !== undefined && link < this.cfg.nodes) {
+      start = t;
+      tail = this.nblChannel(link, t, wire, net.linkBeta[link]);
+    } else {
+      start = lf > t ? lf : t;
+      const occ = wire * net.linkBeta[link];
+      this.linkFree[link] = start + occ;
+      this.linkBusy += occ;
+      tail = start + occ;
+    }
     const lat = net.linkLatency[link];
-    let tail = start + occ;
     if (this.mTail[m] > tail) tail = this.mTail[m];
     const coll = this.mKind[m] === MK_COLL;
     if (h + 1 < this.mNHops[m]) {
@@ -900,6 +923,51 @@ export class Engine {
       this.arrivalQueued(this.mDst[m], arrival);
       this.q.pushKeyed(arrival, EV_ARRIVE, m, 0, arrivalKey(this.mSrc[m], this.mStep[m]));
     } else this.q.pushKeyed(arrival, EV_ARRIVE, m, 0, K_NET + this.q.pushed);
+  }
+
+  /**
+   * A message of `wire` bytes starts using NBL node channel `ch` at t (its head passes
+   * at once); L − 1 other messages are still using the channel. It ends at
+   *   max(t + own, min(t + f(L)·own, last + (f(L) − f(L−1))·own)),  own = wire·β,
+   * `last` the latest end on the channel: L equal messages starting together take
+   * f(L)·own (the closed form's step), f = L serialises them (FIFO), f = 1 overlaps
+   * them fully, and a small message arriving behind a large one is not held for
+   * all of it (processor-sharing-like). Earlier messages are not revised. Returns
+   * when its tail leaves the channel.
+   */
+  private nblChannel(ch: number, t: number, wire: number, beta: number): number {
+    const ends = this.nblEnds;
+    const base = ch * NBL_K;
+    const n = this.nblCount[ch];
+    let active = 0;
+    let minAt = -1;
+    for (let i = 0; i < n; i++) {
+      const e = ends[base + i];
+      if (e <= t) continue;
+      ends[base + active] = e;
+      if (minAt < 0 || e < ends[base + minAt]) minAt = active;
+      active++;
+    }
+    const L = active + 1;
+    const own = wire * beta;
+    const S = wire / 8;
+    const f = this.nblF!;
+    const fL = f(L, S);
+    const delta = own * (fL - (L > 1 ? f(L - 1, S) : 0));
+    const last = this.linkFree[ch];
+    const a = t + fL * own;
+    const b = (last > t ? last : t) + (delta > 0 ? delta : 0);
+    const lim = a < b ? a : b;
+    const end = lim > t + own ? lim : t + own;
+    if (end > last) {
+      this.linkBusy += end - (last > t ? last : t);
+      this.linkFree[ch] = end;
+    }
+    // Track it (when NBL_K messages are already tracked, it replaces the one ending first).
+    if (active < NBL_K) ends[base + active++] = end;
+    else ends[base + minAt] = end;
+    this.nblCount[ch] = active;
+    return end;
   }
 
   /** Message m has fully arrived at its receiver at t: the in-port absorbs it. */

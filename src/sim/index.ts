@@ -11,3 +11,4 @@ export { PATH_PARTS, type PathPart } from './store.js';
 export { Engine, type EngineConfig, type EngineResult, type TimelineRecord, type ExecutorCosts } from './engine.js';
 export * from './machine-file.js';
 export * from './timeline.js';
+export { testjigSchedule } from './testjig.js';

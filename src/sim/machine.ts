@@ -8,6 +8,7 @@
  * that lists every missing or impossible value, before anything is simulated.
  */
 import { ArgumentError } from '../core/errors.js';
+import { resolveF, type FSpec } from '../model/nbl.js';
 
 export type NetworkKind = 'crossbar' | 'fattree' | 'mesh2d' | 'torus3d';
 
@@ -43,6 +44,12 @@ export interface NetworkSpec {
    * one channel, so L concurrent messages take about L times as long (f(L) = L).
    */
   readonly nodeChannelShared?: boolean;
+  /**
+   * f(L) of the shared node channel (seed 004): L messages using the channel at once
+   * take f(L)·β·S together. A preset ('nominal' f = L, the default; 'standard' f = 1;
+   * 'fitted' §4.2; 'testjig' Table 1, f depending on S = bytes/8) or a table.
+   */
+  readonly nodeChannelF?: FSpec;
   /** Payload bytes per packet where packets are simulated (hardware multicast, background traffic). */
   readonly packetBytes?: number;
   /** Header/trailer bytes per packet on the wire. */
@@ -240,6 +247,14 @@ export function validateMachine(m: MachineSpec, origin = 'machine'): void {
     num(p, 'network.injectionBandwidth', n.injectionBandwidth, { positive: true, optional: true });
     num(p, 'network.packetBytes', n.packetBytes, { positive: true, integer: true, optional: true });
     num(p, 'network.packetOverhead', n.packetOverhead, { min: 0, integer: true, optional: true });
+    if (n.nodeChannelF !== undefined) {
+      if (!n.nodeChannelShared) p.push('network.nodeChannelF needs network.nodeChannelShared = true');
+      try {
+        resolveF(n.nodeChannelF);
+      } catch (e) {
+        p.push(`network.nodeChannelF: ${(e as Error).message}`);
+      }
+    }
     if (n.topology === 'fattree') {
       num(p, 'network.arity', n.arity, { min: 2, integer: true });
       num(p, 'network.levels', n.levels, { min: 1, integer: true, optional: true });

@@ -23,6 +23,7 @@ import { buildNetwork, type Network } from './network.js';
 import { drawSkew, NoiseModel, validateNoise, type NoiseSpec, type SkewSpec } from './noise.js';
 import { place, type Placement } from './placement.js';
 import { mixSeed } from './random.js';
+import { resolveF } from '../model/nbl.js';
 import { summarize, type Distribution } from './stats.js';
 
 export type SimMode = 'host' | 'offload' | 'intermediate';
@@ -50,6 +51,11 @@ export interface SimOptions {
   readonly root?: number;
   readonly commutative?: boolean;
   readonly params?: Readonly<Record<string, ParamValue>>;
+  /**
+   * A custom per-rank schedule instead of the catalogue's (`algorithm` is then only a
+   * label): e.g. the seed 004 testjig exchange. Called once per rank and run.
+   */
+  readonly schedule?: (rank: number) => RankSchedule;
   readonly mode?: SimMode;
   /** Link contention (default true). Off: each message costs its class α (+ hops × hop latency) + b·β. */
   readonly contention?: boolean;
@@ -167,7 +173,9 @@ export function prepare(o: SimOptions): Prepared {
   const hw = HW_ALGORITHMS.some((h) => h.collective === o.collective && h.name === o.algorithm);
   let spec: AlgorithmSpec | undefined;
   let base: ScheduleContext | undefined;
-  if (!hw) {
+  if (o.schedule) {
+    if (hw) throw new ArgumentError(`a custom schedule cannot replace the hardware algorithm '${o.algorithm}'`);
+  } else if (!hw) {
     spec = getAlgorithm(o.collective, o.algorithm);
     const ctxOpts = {
       size: P,
@@ -191,7 +199,10 @@ export function prepare(o: SimOptions): Prepared {
     : o.machine.network;
   // Memory estimate: per-rank state, live schedules (all ranks may be live at once), links.
   let stepsTotal = 0;
-  if (base && spec) {
+  if (o.schedule) {
+    const sample = [0, P - 1].filter((r, i, a) => a.indexOf(r) === i).map((r) => o.schedule!(r).steps.length);
+    stepsTotal = Math.max(...sample) * P;
+  } else if (base && spec) {
     const sample = [0, 1, Math.floor(P / 2), P - 1].filter((r, i, a) => r < P && a.indexOf(r) === i);
     const counts = sample.map((r) => spec!.generate({ ...base!, rank: r }).steps.length).sort((x, y) => x - y);
     stepsTotal = counts[Math.floor(counts.length / 2)] * P + counts[counts.length - 1];
@@ -240,11 +251,16 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     alpha[c] = cls[c].alpha;
     beta[c] = cls[c].beta;
   }
+  // An NBL node channel carries the node's network bandwidth (f(L) decides how its
+  // transfers overlap), so the rank's ports must not serialise them as well.
+  if (m.network.nodeChannelShared && p.network) beta[C_NETWORK] = 0;
   const nic = m.nic;
   const spec = p.spec;
   const base = p.base;
   const cache = p.cache;
+  const custom = o.schedule;
   const source = (rank: number): RankSchedule => {
+    if (custom) return custom(rank);
     if (cache) {
       const c = cache[rank];
       if (c) return c;
@@ -276,6 +292,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     elementSize: p.elementSize,
     source,
     network: p.network,
+    nodeChannelF: m.network.nodeChannelShared ? resolveF(m.network.nodeChannelF ?? 'nominal').f : undefined,
     routeNetwork: p.routeNetwork,
     noise: o.noise && o.noise.components.length > 0 ? new NoiseModel(o.noise, P, seed) : undefined,
     noiseScope: o.noise?.absorbedByIdleCores ? 'full-nodes' : 'all',
