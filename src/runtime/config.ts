@@ -23,6 +23,8 @@ export interface JobSpec {
   readonly timeoutMs: number;
   /** Idle polls before a waiting rank parks. */
   readonly spin: number;
+  /** How long a node's proxy keeps polling after traffic before it sleeps (ms). */
+  readonly proxySpinMs: number;
   /** Module to preload with --import in node processes (tsx), if any. */
   readonly loader: string | undefined;
   /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */

@@ -19,7 +19,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
-import { DEFAULT_RING_BYTES, defaultSpin } from './rank-runtime.js';
+import { DEFAULT_RING_BYTES, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
 
 export interface LaunchOptions {
@@ -97,6 +97,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     debug: o.debug ?? false,
     timeoutMs: o.timeoutMs ?? 0,
     spin: defaultSpin(o.ranks + (nodes > 1 ? nodes : 0)),
+    proxySpinMs: defaultProxySpinMs(o.ranks + nodes),
     loader: loader?.process,
     workerLoader: loader?.worker,
   };

@@ -84,7 +84,7 @@ if (spec.nodeCount > 1) {
   send({ type: 'listening', address });
   const { addresses } = await waitMessage('peers');
   device.setPeers(addresses);
-  proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: device, onError: (e) => fail(first, e.message) });
+  proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: device, spinMs: spec.proxySpinMs, onError: (e) => fail(first, e.message) });
   proxy.start();
 }
 

@@ -66,11 +66,22 @@ export class RankRuntime {
   }
 }
 
-/** Spin budget: long when every rank can have a core, short when ranks outnumber cores. */
-export function defaultSpin(ranksOnHost: number): number {
+/**
+ * Spin budget (idle polls before parking): long when every busy thread of the job
+ * (ranks, and proxies of multi-node jobs) can have a core, short when they outnumber
+ * the cores, where a spinning thread only delays the one it waits for. COLL_SPIN overrides.
+ */
+export function defaultSpin(threadsOnHost: number): number {
   const env = process.env.COLL_SPIN;
   if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
-  return ranksOnHost <= availableParallelism() ? 20000 : 20;
+  return threadsOnHost <= availableParallelism() ? 20000 : 20;
+}
+
+/** Proxy polling after traffic (ms): only when there are cores to spare. COLL_PROXY_SPIN_MS overrides. */
+export function defaultProxySpinMs(threadsOnHost: number): number {
+  const env = process.env.COLL_PROXY_SPIN_MS;
+  if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
+  return threadsOnHost <= availableParallelism() ? 2 : 0;
 }
 
 /** A one-rank world in this thread (no launcher). */
@@ -88,6 +99,7 @@ export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeout
     debug: o.debug ?? false,
     timeoutMs: o.timeoutMs ?? 0,
     spin: defaultSpin(1),
+    proxySpinMs: 0,
     loader: undefined,
     workerLoader: undefined,
   };

@@ -48,7 +48,7 @@ export interface ProxyConfig {
   readonly link: NodeLink;
   /** Largest frame payload sent from the arena in one piece. */
   readonly segmentBytes?: number;
-  /** Busy-poll this long after the last traffic before sleeping (ms, default 2). */
+  /** Busy-poll this long after the last traffic before sleeping (ms, default 0). */
   readonly spinMs?: number;
   readonly onError: (e: Error) => void;
 }
@@ -86,7 +86,7 @@ export class NodeProxy {
     this.bell = L.bellIndex(L.proxy);
     this.sleep = L.sleepIndex(L.proxy);
     this.segment = c.segmentBytes ?? 256 * 1024;
-    this.spinMs = c.spinMs ?? 2;
+    this.spinMs = c.spinMs ?? 0;
     c.link.onFrame = (_from, h, payload) => this.inbound(h, payload);
   }
 

@@ -1,0 +1,81 @@
+/** `coll run` and `coll bench` end to end (small jobs). */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { benchTable } from '../../src/bench/bench.js';
+import { iterationsFor, sizesFor } from '../../src/bench/bench-program.js';
+
+const hello = fileURLToPath(new URL('./programs/hello.ts', import.meta.url));
+
+function capture(): { out: string[]; err: string[]; restore: () => void } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  const w1 = vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => (out.push(String(s)), true));
+  const w2 = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => (err.push(String(s)), true));
+  return {
+    out,
+    err,
+    restore: () => {
+      log.mockRestore();
+      error.mockRestore();
+      w1.mockRestore();
+      w2.mockRestore();
+    },
+  };
+}
+
+describe('coll run', () => {
+  it('runs a TypeScript program on 3 ranks in 2 nodes with prefixed output', async () => {
+    const c = capture();
+    const code = await main(['run', '-n', '3', '--nodes', '2', hello]).finally(c.restore);
+    expect(code).toBe(0);
+    const lines = c.out.join('').split('\n').filter(Boolean).sort();
+    expect(lines).toEqual(['[0] rank 0/3 node 0/2 sum 6', '[1] rank 1/3 node 0/2 sum 6', '[2] rank 2/3 node 1/2 sum 6']);
+  });
+
+  it('rejects a missing rank count and a missing program', async () => {
+    const c = capture();
+    const codes = [await main(['run', hello]), await main(['run', '-n', '2']), await main(['run', '-n', '0', hello])];
+    c.restore();
+    expect(codes).toEqual([2, 2, 2]);
+    expect(c.err.join('')).toContain('-n <ranks> is required');
+    expect(c.err.join('')).toContain('no program given');
+    expect(c.err.join('')).toContain('ranks must be an integer in [1, 4096]');
+  });
+});
+
+describe('coll bench', () => {
+  it('times allreduce over a size range: JSON lines and an SVG plot', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coll-bench-'));
+    const plot = join(dir, 'p.svg');
+    const c = capture();
+    const code = await main(['bench', 'allreduce', '-n', '2', '--min-bytes', '8', '--max-bytes', '64', '--iterations', '20', '-a', 'auto', '-a', 'recursive_doubling', '--json', '--plot', plot]).finally(c.restore);
+    expect(code).toBe(0);
+    const recs = c.out.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { algorithm: string; bytes: number; avg_us: number; min_us: number; max_us: number });
+    expect(recs.map((r) => r.bytes)).toEqual([8, 16, 32, 64, 8, 16, 32, 64]);
+    expect(recs.slice(4).every((r) => r.algorithm === 'allreduce/recursive_doubling')).toBe(true);
+    for (const r of recs) expect(r.min_us).toBeLessThanOrEqual(r.max_us);
+    expect(c.err.join('')).toContain('[8/8]');
+    expect(readFileSync(plot, 'utf8')).toContain('<svg');
+  });
+
+  it('rejects an unknown collective', async () => {
+    const c = capture();
+    const code = await main(['bench', 'allfoo']).finally(c.restore);
+    expect(code).toBe(2);
+    expect(c.err.join('')).toContain("unknown or missing collective 'allfoo'");
+  });
+
+  it('iteration counts and sizes follow peer-bench; the table has one row per record', () => {
+    expect([iterationsFor(8, 1000), iterationsFor(65536, 1000), iterationsFor(1 << 21, 1000)]).toEqual([1000, 50, 20]);
+    expect(sizesFor({ collective: 'bcast', algorithms: [null], minBytes: 8, maxBytes: 40, iterations: 1, shared: true, datatype: 'float64', op: 'sum' })).toEqual([8, 16, 32]);
+    const t = benchTable([{ collective: 'bcast', algorithm: 'bcast/binomial', requested: 'auto', ranks: 2, nodes: 1, bytes: 8, iterations: 10, min_us: 1, avg_us: 2, max_us: 3 }]);
+    expect(t.split('\n')).toHaveLength(3);
+    expect(t).toContain('bcast/binomial');
+  });
+});
