@@ -31,7 +31,7 @@ export {
 export { Request, waitAll } from './runtime/request.js';
 export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
 export { setDecisionTable, selectAlgorithm, type Choice } from './runtime/selection.js';
-export type { Buffer } from './runtime/buffers.js';
+export type { Buffer as BufferLike } from './runtime/buffers.js';
 export * as model from './model/index.js';
 export * as tune from './tune/index.js';
 export * as plot from './plot/svg.js';

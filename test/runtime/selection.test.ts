@@ -1,0 +1,68 @@
+/**
+ * Automatic selection never picks an algorithm whose restrictions fail (any P,
+ * commutative or not, any node layout), honours a tuner decision table when its
+ * rule applies, and falls back when the table's choice is not applicable.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkRestrictions } from '../../src/algorithms/registry.js';
+import { COLLECTIVES } from '../../src/schedule/types.js';
+import { flatTopology, nodeTopology } from '../../src/schedule/topology.js';
+import { DECISION_FORMAT, type DecisionTable } from '../../src/tune/decision.js';
+import { makePlan } from '../../src/runtime/plan.js';
+import { selectAlgorithm, setDecisionTable } from '../../src/runtime/selection.js';
+import { datatype, op } from '../../src/core/index.js';
+
+describe('selectAlgorithm', () => {
+  it('only picks applicable algorithms', () => {
+    for (const collective of COLLECTIVES) {
+      for (let P = 1; P <= 13; P++) {
+        for (const topology of [flatTopology(P), nodeTopology(P, Math.min(3, P))]) {
+          for (const commutative of [true, false]) {
+            for (const count of [0, 1, P + 1, 100_000]) {
+              const q = { collective, size: P, count, root: P - 1, commutative, elementSize: 8, topology, datatype: 'float64', op: 'sum', bytes: count * 8 };
+              const c = selectAlgorithm(q);
+              expect(() => checkRestrictions(c.spec, q), `${collective} P=${P} ${c.spec.name}`).not.toThrow();
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('uses a decision table when it applies, else falls back to the rules', () => {
+    const rule = (algorithm: string, pMin: number, pMax: number | null) => ({
+      collective: 'allreduce' as const, datatype: 'float64', op: 'sum', ppn: 1, pMin, pMax, bytesMin: 0, bytesMax: null, algorithm, params: {}, predicted: 1e-6,
+    });
+    const table: DecisionTable = {
+      format: DECISION_FORMAT, machine: 'test', model: 'test', generated: '', grid: { procs: [2], bytes: [8], ppn: 1 },
+      rules: [rule('ring', 1, 4), rule('recursive_doubling', 5, null)],
+    };
+    const q = (size: number, commutative = true) => ({ collective: 'allreduce' as const, size, count: 64, root: 0, commutative, elementSize: 8, topology: flatTopology(size), datatype: 'float64', op: 'sum', bytes: 512 });
+    try {
+      setDecisionTable(table);
+      expect(selectAlgorithm(q(4))).toMatchObject({ reason: 'table', spec: { name: 'ring' } });
+      expect(selectAlgorithm(q(6))).toMatchObject({ reason: 'table', spec: { name: 'recursive_doubling' } });
+      // The table's ring needs a commutative operator: not applicable, so it is not used.
+      expect(selectAlgorithm(q(4, false)).spec.name).not.toBe('ring');
+    } finally {
+      setDecisionTable(undefined);
+    }
+    expect(selectAlgorithm(q(4)).reason).toBe('rules');
+  });
+});
+
+describe('makePlan', () => {
+  const target = (size: number, shm: boolean) => ({ rank: 0, size, topology: flatTopology(size), shm });
+  const shape = { kind: 'allreduce' as const, count: 4, type: datatype('float64'), op: op('sum'), root: 0, algorithm: undefined, params: undefined, reproducible: false, blocking: true, topology: undefined };
+  it('takes the shared-memory path for small blocking calls on one node only', () => {
+    expect(makePlan(target(4, true), shape).shm).toBe(true);
+    expect(makePlan(target(4, true), { ...shape, blocking: false }).shm).toBe(false);
+    expect(makePlan(target(4, true), { ...shape, count: 100_000 }).shm).toBe(false);
+    expect(makePlan(target(4, false), shape).shm).toBe(false);
+    expect(makePlan(target(4, true), { ...shape, algorithm: 'ring' }).algorithm).toBe('allreduce/ring');
+  });
+  it('reproducible mode uses the rank-order schedules and refuses a named algorithm', () => {
+    expect(makePlan(target(4, false), { ...shape, reproducible: true }).algorithm).toBe('allreduce/reproducible');
+    expect(() => makePlan(target(4, false), { ...shape, reproducible: true, algorithm: 'ring' })).toThrow(/reproducible mode fixes the reduction order/);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * TCP node links in one process: authenticated connections carry frames in order
+ * (small, and large ones written from a view), a peer with the wrong secret is
+ * rejected before any frame is accepted, and the frame parser copes with any split.
+ */
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from '../../src/transport/tcp/framing.js';
+import { TcpDevice } from '../../src/transport/tcp/device.js';
+import { SPACE_COLL, type FrameHeader } from '../../src/transport/types.js';
+
+const header = (i: number, total: number): FrameHeader => ({ context: 3, space: SPACE_COLL, tag: 7, src: 0, dst: 1, index: i, total, offset: 0 });
+
+describe('FrameParser', () => {
+  it('reassembles frames split at every byte boundary', () => {
+    const frames: Buffer[] = [];
+    for (const n of [0, 1, 35, 36, 1000]) {
+      const b = Buffer.alloc(FRAME_HEADER_BYTES + n);
+      encodeHeader(header(n, n), n, b);
+      for (let i = 0; i < n; i++) b[FRAME_HEADER_BYTES + i] = (i * 13) & 0xff;
+      frames.push(b);
+    }
+    const stream = Buffer.concat(frames);
+    for (const step of [1, 7, 36, 37, 500, stream.length]) {
+      const got: [FrameHeader, Uint8Array][] = [];
+      const p = new FrameParser((h, pl) => got.push([h, Uint8Array.from(pl)]));
+      for (let i = 0; i < stream.length; i += step) p.push(stream.subarray(i, i + step));
+      expect(got.map(([h]) => h.index)).toEqual([0, 1, 35, 36, 1000]);
+      for (const [h, pl] of got) {
+        expect(h).toEqual(header(h.index, h.index));
+        expect(pl.every((v, i) => v === ((i * 13) & 0xff))).toBe(true);
+      }
+    }
+  });
+});
+
+describe('TcpDevice', () => {
+  it('authenticated nodes exchange frames in order; a wrong secret is rejected', async () => {
+    const secret = Buffer.alloc(32, 7);
+    const errors: Error[] = [];
+    const mk = (node: number, s: Buffer) => new TcpDevice({ node, secret: s, bindHost: '127.0.0.1', onError: (e) => errors.push(e) });
+    const a = mk(0, secret);
+    const b = mk(1, secret);
+    const evil = mk(0, Buffer.alloc(32, 9));
+    const peers = [await a.listen(), await b.listen()];
+    a.setPeers(peers);
+    b.setPeers(peers);
+    evil.setPeers(peers);
+    await evil.listen();
+    const got: [number, FrameHeader, number][] = [];
+    b.onFrame = (from, h, p) => got.push([from, h, p.byteLength]);
+    const stderr = process.stderr.write;
+    process.stderr.write = () => true;
+    try {
+      evil.send(1, header(99, 4), new Uint8Array(4));
+      const big = new Uint8Array(300_000);
+      let sent = 0;
+      for (let i = 0; i < 50; i++) a.send(1, header(i, i === 25 ? big.byteLength : 8), i === 25 ? big : new Uint8Array(8), () => sent++);
+      const deadline = Date.now() + 10_000;
+      while ((got.length < 50 || errors.length === 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      process.stderr.write = stderr;
+    }
+    expect(got.map(([, h]) => h.index)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(got.every(([from]) => from === 0)).toBe(true);
+    expect(got[25][2]).toBe(300_000);
+    expect(errors.some((e) => /failed authentication|closed during the handshake/.test(e.message))).toBe(true);
+    await Promise.all([a.close(), b.close(), evil.close()]);
+  });
+
+  it('drops a raw client that does not speak the protocol', async () => {
+    const b = new TcpDevice({ node: 1, secret: Buffer.alloc(32), bindHost: '127.0.0.1', onError: () => {} });
+    const addr = await b.listen();
+    let frames = 0;
+    b.onFrame = () => frames++;
+    const closed = await new Promise<boolean>((resolve) => {
+      const s = net.connect(addr.port, addr.host, () => s.write(Buffer.alloc(200, 1)));
+      s.resume();
+      s.on('close', () => resolve(true));
+      s.on('error', () => {});
+      setTimeout(() => resolve(false), 5000);
+    });
+    expect(closed).toBe(true);
+    expect(frames).toBe(0);
+    await b.close();
+  });
+});
