@@ -25,6 +25,7 @@ import type { Network } from './network.js';
 import type { NoiseModel } from './noise.js';
 import { mixSeed, nextUniform } from './random.js';
 import * as S from './store.js';
+import { Wormhole, WORM_EVENT_BASE, type WormholeHost, type WormholeSpec } from './wormhole.js';
 
 // Local copies of hot constants (module-local consts are cheaper than imported bindings under some loaders).
 const PATH = S.PATH;
@@ -155,6 +156,11 @@ export interface EngineConfig {
    * channels are ordinary FIFO links.
    */
   readonly nodeChannelF?: (L: number, S: number) => number;
+  /**
+   * Packet-level wormhole flow control on `network` (seed 002): circuits held until
+   * the ack, VCs, background traffic per packet. Undefined: the message-level links.
+   */
+  readonly wormhole?: WormholeSpec & { readonly packetBytes: number; readonly packetOverhead: number };
   readonly noise?: NoiseModel;
   /** With noise: 'all' ranks, or only where cores are all busy ('full-nodes', seed 000's idle-core absorption). */
   readonly noiseScope?: 'all' | 'full-nodes';
@@ -214,8 +220,10 @@ export interface EngineResult {
 
 const KIND_NAMES = ['send', 'recv', 'reduce', 'copy'] as const;
 
-export class Engine {
+export class Engine implements WormholeHost {
   readonly cfg: EngineConfig;
+  /** The wormhole network (wormhole flow control only). */
+  readonly worm: Wormhole | undefined;
   readonly q = new EventQueue(4096);
   readonly P: number;
   private readonly st: S.ScheduleStore;
@@ -328,6 +336,9 @@ export class Engine {
     this.nblEnds = new Float64Array(this.nblF ? cfg.nodes * NBL_K : 0);
     this.nblCount = new Int32Array(this.nblF ? cfg.nodes : 0);
     this.growMessages(1024);
+    this.worm = net && cfg.wormhole
+      ? new Wormhole(net, this, cfg.wormhole, { packetBytes: cfg.wormhole.packetBytes, packetOverhead: cfg.wormhole.packetOverhead, linkFree: this.linkFree })
+      : undefined;
     const N = cfg.nodes;
     this.tOut = new Int32Array(cfg.traffic ? N : 0);
     this.tBlocked = new Uint8Array(cfg.traffic ? N : 0);
@@ -390,6 +401,23 @@ export class Engine {
     this.q.push(t, EV_HW, a, b);
   }
 
+  /** Collective work held in the wormhole network (see WormholeHost). */
+  holdPending(delta: number): void {
+    this.collPending += delta;
+  }
+
+  /** A collective message leaves the wormhole network: its tail reaches the receiver at `tail`. */
+  wormMessageArrived(m: number, tail: number, latency: number, transfer: number): void {
+    const mp = m * PATH;
+    const MP = this.mPath;
+    MP[mp + P_ALPHA] += latency;
+    MP[mp + P_BETA] += transfer;
+    MP[mp + P_QUEUE] += tail - this.mTail[m] - latency - transfer;
+    this.collPending++;
+    this.arrivalQueued(this.mDst[m], tail);
+    this.q.pushKeyed(tail, EV_ARRIVE, m, 0, arrivalKey(this.mSrc[m], this.mStep[m]));
+  }
+
   /** Host CPU work of rank r from t (with noise); returns the end. */
   hostWork(r: number, t: number, work: number): number {
     const d = r * RD + D_CPU;
@@ -443,7 +471,9 @@ export class Engine {
     }
     let cursor = cfg.plugin ? P : 0;
     if (cfg.plugin) cfg.plugin.start(this);
-    if (cfg.traffic && cfg.network) {
+    if (cfg.traffic && this.worm) {
+      this.worm.startTraffic(cfg.traffic.pattern, cfg.traffic.bytes, cfg.traffic.window, -cfg.traffic.warmup, cfg.seed);
+    } else if (cfg.traffic && cfg.network) {
       for (let n = 0; n < cfg.nodes; n++) q.pushKeyed(-cfg.traffic.warmup, EV_TRAFFIC, n, 0, K_NET + n);
     }
     const maxEvents = cfg.maxEvents ?? Number.MAX_SAFE_INTEGER;
@@ -469,6 +499,12 @@ export class Engine {
       const kind = q.popKind;
       const a = q.popA;
       const b = q.popB;
+      if (kind >= WORM_EVENT_BASE) {
+        // Wormhole events are not counted: the network holds its collective work itself.
+        events++;
+        this.worm!.onEvent(kind, a, b, t);
+        continue;
+      }
       if (kind !== EV_TRAFFIC && !((kind === EV_HOP || kind === EV_ARRIVE) && this.mKind[a] === MK_TRAFFIC)) this.collPending--;
       events++;
       switch (kind) {
@@ -536,7 +572,7 @@ export class Engine {
         nic: this.nicBusy,
         links: this.linkBusy,
         noise: cfg.noise?.charged ?? 0,
-        trafficPackets: this.trafficPackets,
+        trafficPackets: this.trafficPackets + (this.worm?.packets ?? 0),
       },
       timeline: this.timeline,
     };
@@ -839,6 +875,13 @@ export class Engine {
       if (R[db + R_STATE] !== ST_IDLE ? R[db + R_NIC] : cfg.mode === 'offload') alpha -= cfg.busCrossing;
     }
     const net = cfg.network;
+    if (cls === C_NETWORK && this.worm) {
+      // Wormhole: packets from s + α; the network reports the tail's arrival.
+      this.mTail[m] = s + alpha;
+      MP[mp + P_ALPHA] += alpha;
+      this.worm.sendMessage(m, na, nb, bytes, s + alpha, beta);
+      return;
+    }
     if (cls === C_NETWORK && net) {
       // Into the network: the head reaches the first link after the endpoint latency.
       this.mWire[m] = bytes;

@@ -73,6 +73,10 @@ class Multicast {
     return this.tree.n;
   }
 
+  get hopLatency(): number {
+    return this.lat;
+  }
+
   /** Pure latency from the root switch down to a node, or up from a node to it. */
   get treeLatency(): number {
     return this.depth * this.lat;
@@ -138,6 +142,17 @@ class Multicast {
 
 const A_PACKET = 0;
 const A_ATTEMPT = 1;
+/** Wormhole flow control: the multicast of packet / attempt b holds all its VCs. */
+const A_GRANTED = 2;
+
+/**
+ * Wormhole flow control: the issue time that makes the (uncontended, reservation-
+ * based) multicast timing start after the tree's VCs were acquired at tc. Uncontended,
+ * the last of the 2n links of a branch is acquired (2n − 1) hop latencies after issue.
+ */
+function grantedIssue(mc: Multicast, tc: number): number {
+  return tc - (2 * mc.depth - 1) * mc.hopLatency;
+}
 
 class HwMulticastBcast implements EnginePlugin {
   private mc!: Multicast;
@@ -156,6 +171,7 @@ class HwMulticastBcast implements EnginePlugin {
     this.arrived = new Float64Array(placement.P);
     const pb = m.network.packetBytes ?? 320;
     this.packets = Math.max(1, Math.ceil(bytes / pb));
+    this.mcIds = new Int32Array(this.packets);
   }
 
   start(e: Engine): void {
@@ -173,13 +189,31 @@ class HwMulticastBcast implements EnginePlugin {
     e.pushHw(this.rootReady, A_PACKET, 0);
   }
 
-  onEvent(e: Engine, t: number, _a: number, i: number): void {
+  private readonly mcIds: Int32Array;
+
+  onEvent(e: Engine, t0: number, action: number, i: number): void {
     const hw = this.m.hw!;
     const pb = this.m.network.packetBytes ?? 320;
     const payload = this.packets === 1 ? this.bytes : i < this.packets - 1 ? pb : this.bytes - pb * (this.packets - 1);
     const wire = payload + (this.m.network.packetOverhead ?? 0);
     const srcNode = this.placement.rankNode[this.root];
+    const worm = e.worm;
+    let t = t0;
+    if (worm) {
+      // Wormhole: first hold a VC on every link of the tree.
+      if (action === A_PACKET) {
+        this.mcIds[i] = worm.multicast(srcNode, this.mc.N, t0, (tc) => e.pushHw(tc, A_GRANTED, i));
+        return;
+      }
+      t = grantedIssue(this.mc, t0);
+    }
     const injEnd = this.mc.packet(srcNode, t, wire);
+    if (worm) {
+      let last = -Infinity;
+      for (let d = 0; d < this.mc.N; d++) last = Math.max(last, this.mc.arrival[d]);
+      // Combined ack back to the source, then the EOP closes the circuit.
+      worm.releaseMulticast(this.mcIds[i], last + 2 * this.mc.treeLatency + this.mc.hopLatency);
+    }
     if (i + 1 < this.packets) {
       e.pushHw(injEnd + hw.multicastPacketGap, A_PACKET, i + 1);
       return;
@@ -255,9 +289,21 @@ class HwBarrier implements EnginePlugin {
     e.pushHw(this.arrived[0] + hw.barrierAttempt, A_ATTEMPT, 0);
   }
 
-  onEvent(e: Engine, t: number, _a: number, attempt: number): void {
+  private mcId = 0;
+
+  onEvent(e: Engine, t0: number, action: number, attempt: number): void {
     const hw = this.m.hw!;
     const wire = 8 + (this.m.network.packetOverhead ?? 0);
+    const worm = e.worm;
+    let t = t0;
+    if (worm) {
+      // Wormhole: the test-and-set multicast first holds a VC on every link of the tree.
+      if (action === A_ATTEMPT) {
+        this.mcId = worm.multicast(this.rootNode, this.mc.N, t0, (tc) => e.pushHw(tc, A_GRANTED, attempt));
+        return;
+      }
+      t = grantedIssue(this.mc, t0);
+    }
     this.mc.packet(this.rootNode, t, wire);
     const lat = this.mc.treeLatency;
     let ok = true;
@@ -270,6 +316,7 @@ class HwBarrier implements EnginePlugin {
     const ackAtSrc = ackAtRoot + lat;
     // The EOP frees the circuit (and, on success, releases the waiters).
     this.mc.rootFree = ackAtSrc + lat;
+    if (worm) worm.releaseMulticast(this.mcId, ackAtSrc + this.mc.hopLatency);
     if (!ok) {
       const next = ackAtSrc + this.backoff;
       this.backoff = Math.min(2 * this.backoff, hw.barrierBackoffMax);

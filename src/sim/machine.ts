@@ -50,6 +50,14 @@ export interface NetworkSpec {
    * 'fitted' §4.2; 'testjig' Table 1, f depending on S = bytes/8) or a table.
    */
   readonly nodeChannelF?: FSpec;
+  /**
+   * 'message' (default): messages reserve links for their wire time (fast).
+   * 'wormhole': packet-level wormhole flow control, circuits held until the ack,
+   * `wormhole.vcs` virtual channels per link (seed 002; src/sim/wormhole.ts).
+   */
+  readonly flowControl?: 'message' | 'wormhole';
+  /** Wormhole parameters (needed by flowControl 'wormhole'). */
+  readonly wormhole?: { readonly vcs: number; readonly ackTurnaround: number };
   /** Payload bytes per packet where packets are simulated (hardware multicast, background traffic). */
   readonly packetBytes?: number;
   /** Header/trailer bytes per packet on the wire. */
@@ -247,6 +255,13 @@ export function validateMachine(m: MachineSpec, origin = 'machine'): void {
     num(p, 'network.injectionBandwidth', n.injectionBandwidth, { positive: true, optional: true });
     num(p, 'network.packetBytes', n.packetBytes, { positive: true, integer: true, optional: true });
     num(p, 'network.packetOverhead', n.packetOverhead, { min: 0, integer: true, optional: true });
+    if (n.flowControl !== undefined && n.flowControl !== 'message' && n.flowControl !== 'wormhole') {
+      p.push(`network.flowControl must be 'message' or 'wormhole', got ${JSON.stringify(n.flowControl)}`);
+    }
+    if (n.wormhole !== undefined) {
+      num(p, 'network.wormhole.vcs', n.wormhole.vcs, { positive: true, integer: true });
+      num(p, 'network.wormhole.ackTurnaround', n.wormhole.ackTurnaround, { min: 0 });
+    } else if (n.flowControl === 'wormhole') p.push('network.flowControl wormhole needs network.wormhole { vcs, ackTurnaround }');
     if (n.nodeChannelF !== undefined) {
       if (!n.nodeChannelShared) p.push('network.nodeChannelF needs network.nodeChannelShared = true');
       try {

@@ -144,6 +144,11 @@ export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
   es40: {
     ...elan3Machine('es40', '64-node Compaq AlphaServer ES40 cluster, 4 × Alpha 21264 per node, QsNet 4-ary 3-tree (seed 002)', 64, 3, {}),
     coresPerNode: 4,
+    network: {
+      ...elan3Machine('es40', '', 64, 3, {}).network,
+      flowControl: 'wormhole',
+      wormhole: { vcs: 2, ackTurnaround: us(0.1) },
+    },
     classes: {
       node: { alpha: us(1), beta: 1 / GBps(1) },
       network: { alpha: us(5.5) - 4 * ns(35), beta: 1 / MBps(200) },
@@ -163,6 +168,9 @@ export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
       nodes: 'seed 002 §5: 64 AlphaServer ES40 nodes',
       coresPerNode: 'seed 002 §8: 4 × Alpha 21264 667 MHz',
       'network.levels': 'seed 002 §5: quaternary fat tree of dimension 3',
+      'network.flowControl': 'seed 002 §2.2.1 S9, §3.3: wormhole, the circuit held until the destination acks and the EOP closes it (packet-level model, src/sim/wormhole.ts)',
+      'network.wormhole.vcs': 'seed 002 S1: two virtual channels per link direction',
+      'network.wormhole.ackTurnaround': 'ASSUMED: 0.1 µs (ten 100 MHz Elan cycles) from tail arrival to the ack leaving the destination',
       'classes.network.alpha': 'DERIVED: seed 002 R6 MPI latency 5.5 µs minus 4 hops × 35 ns',
       'classes.network.beta': 'seed 002 R3: 200 MB/s main memory to main memory (PCI-bound)',
       'host.oRecv': 'ASSUMED: 0.5 µs',

@@ -32,7 +32,7 @@ export interface TrafficSpec {
   readonly pattern: 'uniform' | 'complement';
   /** Payload bytes per background packet (default: the machine's packet size, else 320). */
   readonly bytes?: number;
-  /** Packets in flight per node (default 2). */
+  /** Packets in flight per node (default 2: with wormhole flow control, one per virtual channel of the injection link). */
   readonly window?: number;
   /** s of traffic before the collective starts (default 100 µs). */
   readonly warmup?: number;
@@ -59,6 +59,12 @@ export interface SimOptions {
   readonly mode?: SimMode;
   /** Link contention (default true). Off: each message costs its class α (+ hops × hop latency) + b·β. */
   readonly contention?: boolean;
+  /**
+   * Network flow control with contention (default: the machine's, else 'message'):
+   * 'wormhole' simulates packets, circuits held until the ack and virtual channels
+   * (seed 002); it needs the machine's `network.wormhole` parameters.
+   */
+  readonly flowControl?: 'message' | 'wormhole';
   readonly noise?: NoiseSpec;
   readonly skew?: SkewSpec;
   readonly traffic?: TrafficSpec;
@@ -103,6 +109,7 @@ export interface SimReport {
   readonly op: string;
   readonly mode: SimMode;
   readonly contention: boolean;
+  readonly flowControl: 'message' | 'wormhole';
   readonly seed: number;
   readonly runs: number;
   /** The algorithm's closed form with the machine's network α, β and host γ (s), when it has one. */
@@ -138,6 +145,7 @@ interface Prepared {
   readonly memory: number;
   readonly stepsTotal: number;
   readonly cache?: (RankSchedule | undefined)[];
+  readonly flowControl: 'message' | 'wormhole';
 }
 
 const GiB = 1024 ** 3;
@@ -166,6 +174,14 @@ export function prepare(o: SimOptions): Prepared {
   if (o.traffic && !['uniform', 'complement'].includes(o.traffic.pattern)) {
     throw new ArgumentError(`--traffic must be uniform or complement, got '${o.traffic.pattern}'`);
   }
+  if (o.flowControl !== undefined && o.flowControl !== 'message' && o.flowControl !== 'wormhole') {
+    throw new ArgumentError(`--flow must be message or wormhole, got '${String(o.flowControl)}'`);
+  }
+  if (o.flowControl === 'wormhole' && !contention) throw new ArgumentError('wormhole flow control needs link contention (drop --no-contention)');
+  if (o.flowControl === 'wormhole' && !o.machine.network.wormhole) {
+    throw new ArgumentError(`wormhole flow control needs the machine's network.wormhole parameters ({ vcs, ackTurnaround }); '${o.machine.name}' has none`);
+  }
+  const flowControl = contention ? (o.flowControl ?? o.machine.network.flowControl ?? 'message') : 'message';
   const placement = place(o.machine, o.procs, { ppn: o.ppn, mesh: o.mesh });
   const P = placement.P;
   const root = o.root ?? 0;
@@ -237,6 +253,7 @@ export function prepare(o: SimOptions): Prepared {
     memory,
     stepsTotal,
     cache: cacheOk ? new Array<RankSchedule | undefined>(P) : undefined,
+    flowControl,
   };
 }
 
@@ -293,6 +310,10 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     source,
     network: p.network,
     nodeChannelF: m.network.nodeChannelShared ? resolveF(m.network.nodeChannelF ?? 'nominal').f : undefined,
+    wormhole:
+      p.flowControl === 'wormhole' && m.network.wormhole
+        ? { ...m.network.wormhole, packetBytes: m.network.packetBytes ?? 320, packetOverhead: m.network.packetOverhead ?? 0 }
+        : undefined,
     routeNetwork: p.routeNetwork,
     noise: o.noise && o.noise.components.length > 0 ? new NoiseModel(o.noise, P, seed) : undefined,
     noiseScope: o.noise?.absorbedByIdleCores ? 'full-nodes' : 'all',
@@ -394,6 +415,7 @@ export function simulate(o: SimOptions): SimReport {
     op: p.op,
     mode: o.mode ?? 'host',
     contention: o.contention ?? true,
+    flowControl: p.flowControl,
     seed,
     runs,
     ...(closedForm ? { closedForm } : {}),

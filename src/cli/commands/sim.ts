@@ -34,6 +34,8 @@ const OPTIONS: OptionSpec[] = [
   { name: 'skew', type: 'string', description: 'arrival skew: uniform|exponential|normal|fixed:<time>' },
   { name: 'traffic', type: 'string', description: 'background traffic at full load: uniform or complement' },
   { name: 'traffic-bytes', type: 'string', description: 'background packet payload (default: the machine packet size)' },
+  { name: 'traffic-window', type: 'number', description: 'background packets in flight per node (default 2)' },
+  { name: 'flow', type: 'string', description: "flow control with contention: message (links reserved per message) or wormhole (packets, circuits held until the ack, VCs; default: the machine's)" },
   { name: 'no-contention', type: 'boolean', description: 'no link contention (each message α + hops·λ + b·β): the DAG evaluation' },
   { name: 'runs', alias: 'r', type: 'number', description: 'repeated runs (distribution over seeds; default 1)' },
   { name: 'seed', type: 'number', description: 'random seed (default 1)' },
@@ -80,7 +82,7 @@ export function formatReport(r: SimReport): string {
   const lines: string[] = [];
   const f = r.first;
   lines.push(
-    `${r.collective}/${r.algorithm} on ${r.machine}: ${r.procs} processes (${r.nodes} nodes × ${r.ppn}), ${r.bytes} B ${r.datatype} ${r.op}, ${r.mode} mode, contention ${r.contention ? 'on' : 'off'}`,
+    `${r.collective}/${r.algorithm} on ${r.machine}: ${r.procs} processes (${r.nodes} nodes × ${r.ppn}), ${r.bytes} B ${r.datatype} ${r.op}, ${r.mode} mode, contention ${r.contention ? `on (${r.flowControl})` : 'off'}`,
   );
   lines.push(`time           ${us(f.time)}${r.closedForm ? `   (closed form ${r.closedForm.formula} = ${us(r.closedForm.estimate)} with network α, β and host γ)` : ''}`);
   lines.push(`per rank       min ${us(f.rankTime.min)}  avg ${us(f.rankTime.avg)}  max ${us(f.rankTime.max)} (completion − own start)`);
@@ -144,6 +146,9 @@ export const simCommand: Command = {
     const noise = opt<string>(args, 'noise');
     const skew = opt<string>(args, 'skew');
     const tb = opt<string>(args, 'traffic-bytes');
+    const tw = opt<number>(args, 'traffic-window');
+    const flow = opt<string>(args, 'flow');
+    if (flow !== undefined && flow !== 'message' && flow !== 'wormhole') throw new ArgumentError(`--flow must be message or wormhole, got '${flow}'`);
     const maxMem = opt<string>(args, 'max-memory');
     const algorithm = opt<string>(args, 'algorithm') ?? defaultAlgorithm(collective);
     const quiet = opt<boolean>(args, 'quiet') ?? false;
@@ -163,7 +168,11 @@ export const simCommand: Command = {
       contention: !(opt<boolean>(args, 'no-contention') ?? false),
       noise: noise !== undefined ? parseNoise(noise, opt<boolean>(args, 'noise-cosched') ?? false) : undefined,
       skew: skew !== undefined ? parseSkew(skew) : undefined,
-      traffic: traffic !== undefined ? { pattern: traffic, ...(tb !== undefined ? { bytes: parseSize('--traffic-bytes', tb) } : {}) } : undefined,
+      traffic:
+        traffic !== undefined
+          ? { pattern: traffic, ...(tb !== undefined ? { bytes: parseSize('--traffic-bytes', tb) } : {}), ...(tw !== undefined ? { window: tw } : {}) }
+          : undefined,
+      flowControl: flow,
       runs: opt<number>(args, 'runs'),
       seed: opt<number>(args, 'seed'),
       mesh: meshShape,
