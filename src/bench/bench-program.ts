@@ -87,7 +87,7 @@ function buffers(comm: Communicator, c: BenchConfig, count: number): { send: Arr
   };
 }
 
-function caller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv: ArrayBufferView, o: ReduceOptions): () => void {
+function caller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv: ArrayBufferView, o: ReduceOptions | undefined): () => void {
   const root = comm.rank === 0;
   switch (c.collective) {
     case 'barrier':
@@ -123,17 +123,23 @@ export function runBench(comm: Communicator, c: BenchConfig): void {
   for (const alg of algorithms) {
     for (const bytes of sizes) {
       const count = c.collective === 'barrier' ? 0 : Math.max(1, Math.floor(bytes / t.size));
-      const o: ReduceOptions = { datatype: c.datatype, count, ...(reducesOp ? { op: c.op } : {}), ...(alg ? { algorithm: alg } : {}) };
+      // Options as an application would pass them: buffers are typed arrays of exactly
+      // the right size, so only what differs from the defaults is given.
+      const o: ReduceOptions = {
+        ...(t.kind === 'pair' || !c.shared ? { datatype: c.datatype } : {}),
+        ...(reducesOp && c.op !== 'sum' ? { op: c.op } : {}),
+        ...(alg ? { algorithm: alg } : {}),
+      };
       let label: string;
       try {
-        label = comm.algorithmFor(c.collective, count, { ...o, blocking: true });
+        label = comm.algorithmFor(c.collective, count, { ...o, op: c.op, datatype: c.datatype, blocking: true });
       } catch (e) {
         if (!(e instanceof RestrictionError)) throw e;
         print('SKIP', { collective: c.collective, requested: alg ?? 'auto', bytes, reason: e.message.split('\n')[0] });
         continue;
       }
       const { send, recv, free } = buffers(comm, c, count);
-      const call = caller(comm, c, send, recv, o);
+      const call = caller(comm, c, send, recv, Object.keys(o).length > 0 ? o : undefined);
       const iterations = iterationsFor(bytes, c.iterations);
       const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
       for (let i = 0; i < warmup; i++) call();

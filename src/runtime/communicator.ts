@@ -33,7 +33,7 @@ import { Execution } from './executor.js';
 import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan.js';
 import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
-import { initShmBlock, shmBlockBytes, ShmCollectives, type ShmKind } from './shm-collectives.js';
+import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor, type ShmKind } from './shm-collectives.js';
 import { Sequence, type Task } from './task.js';
 
 export const ANY_SOURCE = -1;
@@ -301,6 +301,19 @@ export class Communicator {
 
   /** Combine every rank's vector with `op` (default sum); every rank gets the result. Without recvbuf: in place. */
   allreduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): T {
+    // Hand-tuned lane for the latency-critical case: small typed-array sums on one node.
+    const shm = this.shm;
+    if (shm !== undefined && (o === undefined || plainSum(o)) && !this.defaults.debug) {
+      const ctor = (sendbuf as ArrayBufferView).constructor;
+      const out = recvbuf ?? sendbuf;
+      const n = (sendbuf as unknown as NumberArray).length;
+      if (NUMBER_ARRAYS.has(ctor) && out.constructor === ctor && n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT <= ShmCollectives.limit && (out as unknown as NumberArray).length >= n) {
+        const seq = this.seq;
+        this.seq = (seq + 1) & 0x3fffffff;
+        shm.allreduceSum(sendbuf as unknown as NumberArray, out as unknown as NumberArray, n, ctor as NumberArrayConstructor, seq, o?.timeoutMs ?? this.defaults.timeoutMs);
+        return out;
+      }
+    }
     return this.allreduceCall(sendbuf, recvbuf, o, true);
   }
 
@@ -745,6 +758,22 @@ export class Communicator {
 }
 
 function noResult(): void {}
+
+const NUMBER_ARRAYS: ReadonlySet<unknown> = new Set([Float64Array, Float32Array, Int32Array, Uint32Array, Int16Array, Uint16Array, Int8Array, Uint8Array]);
+const SUM = lookupOp('sum');
+
+/** Options that keep a call on the automatic shared-memory path with the sum operator. */
+function plainSum(o: ReductionOptions): boolean {
+  return (
+    (o.op === undefined || o.op === 'sum' || o.op === SUM) &&
+    o.algorithm === undefined &&
+    o.params === undefined &&
+    o.topology === undefined &&
+    o.count === undefined &&
+    o.datatype === undefined &&
+    o.debug !== true
+  );
+}
 
 function overlap(a: Uint8Array, b: Uint8Array): boolean {
   return a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;

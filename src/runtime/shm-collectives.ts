@@ -40,6 +40,13 @@ const RANKS = 64; // + rank * 16
 const DATA = 8;
 const STRIDE = SHM_SLOT_BYTES + 64;
 
+/** Typed arrays of non-BigInt scalar types. */
+export type NumberArray = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
+export interface NumberArrayConstructor {
+  readonly BYTES_PER_ELEMENT: number;
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): NumberArray;
+}
+
 export type ShmKind = 'barrier' | 'bcast' | 'reduce' | 'allreduce' | 'allgather' | 'gather';
 
 function headerBytes(size: number): number {
@@ -66,6 +73,8 @@ export class ShmCollectives {
   private readonly slotView: Uint8Array[];
   private readonly resultView: Uint8Array[];
   private calls = 0;
+  private typedCtor: NumberArrayConstructor | undefined;
+  private typedViews: NumberArray[] = [];
 
   constructor(
     arena: SharedArrayBuffer,
@@ -112,7 +121,6 @@ export class ShmCollectives {
     const ph = c & 1;
     const me = this.rank;
     const P = this.size;
-    const i32 = this.i32;
     const mine = ph * P + me;
     const target = (c + 1) & 0x7fffffff;
     if (kind === 'bcast') {
@@ -120,54 +128,92 @@ export class ShmCollectives {
     } else if (kind !== 'barrier') {
       copyBytes(this.u8, this.slotData[mine], send, 0, bytes);
     }
-    Atomics.store(i32, this.slotSeq[mine], target);
-    if (P === 2) {
-      const peer = 1 - me;
-      if (Atomics.load(i32, this.base + RANKS + peer * 16) !== 0) Atomics.notify(i32, this.slotSeq[mine]);
-      const theirs = this.slotSeq[ph * P + peer];
-      if (Atomics.load(i32, theirs) !== target) this.awaitPeer(theirs, target, seq, timeoutMs);
-      const s0 = this.slotView[ph * P];
-      const s1 = this.slotView[ph * P + 1];
-      switch (kind) {
-        case 'allreduce':
-          (kernel as Kernel)(recv, s0, s1, elements);
-          return;
-        case 'reduce':
-          if (me === root) (kernel as Kernel)(recv, s0, s1, elements);
-          return;
-        case 'bcast':
-          if (me !== root) copyBytes(recv, 0, this.u8, this.slotData[ph * P + root], bytes);
-          return;
-        default:
-          break;
-      }
-    } else {
-      const counter = this.base + COUNTER + ph * 16;
-      if (Atomics.add(i32, counter, 1) + 1 === P) {
-        Atomics.store(i32, counter, 0);
-        if (kind === 'allreduce' || kind === 'reduce') this.fold(ph, elements, kernel as Kernel);
-        Atomics.store(i32, this.base + GEN, target);
-        if (Atomics.load(i32, this.base + SLEEPERS) > 0) Atomics.notify(i32, this.base + GEN);
-      } else if (((Atomics.load(i32, this.base + GEN) - target) | 0) < 0) {
-        this.awaitGeneration(ph, target, seq, timeoutMs);
-      }
-      switch (kind) {
-        case 'allreduce':
-          copyBytes(recv, 0, this.resultView[ph], 0, bytes);
-          return;
-        case 'reduce':
-          if (me === root) copyBytes(recv, 0, this.resultView[ph], 0, bytes);
-          return;
-        case 'bcast':
-          if (me !== root) copyBytes(recv, 0, this.u8, this.slotData[ph * P + root], bytes);
-          return;
-        default:
-          break;
-      }
+    const reduces = kind === 'allreduce' || kind === 'reduce';
+    if (this.arrive(ph, target, seq, timeoutMs)) {
+      if (reduces) this.fold(ph, elements, kernel as Kernel);
+      this.release(target);
     }
-    if (kind === 'allgather' || (kind === 'gather' && me === root)) {
+    if (reduces) {
+      if (kind === 'reduce' && me !== root) return;
+      if (P === 2) (kernel as Kernel)(recv, this.slotView[ph * 2], this.slotView[ph * 2 + 1], elements);
+      else copyBytes(recv, 0, this.resultView[ph], 0, bytes);
+    } else if (kind === 'bcast') {
+      if (me !== root) copyBytes(recv, 0, this.u8, this.slotData[ph * P + root], bytes);
+    } else if (kind === 'allgather' || (kind === 'gather' && me === root)) {
       for (let r = 0; r < P; r++) copyBytes(recv, r * bytes, this.u8, this.slotData[ph * P + r], bytes);
     }
+  }
+
+  /**
+   * allreduce with op 'sum' on typed arrays of a non-BigInt scalar type: the same
+   * protocol, with the copies and the fold done on cached typed views of the slots
+   * (o[i] = x[i] + y[i], exactly the core sum kernel) — no views created per call.
+   */
+  allreduceSum(send: NumberArray, recv: NumberArray, n: number, ctor: NumberArrayConstructor, seq: number, timeoutMs: number): void {
+    const c = this.calls++;
+    const ph = c & 1;
+    const P = this.size;
+    const v = this.typed(ctor);
+    const mine = v[ph * P + this.rank];
+    for (let i = 0; i < n; i++) mine[i] = send[i];
+    const s0 = v[ph * P];
+    const s1 = v[ph * P + 1];
+    const target = (c + 1) & 0x7fffffff;
+    if (this.arrive(ph, target, seq, timeoutMs)) {
+      const res = v[2 * P + ph];
+      for (let i = 0; i < n; i++) res[i] = s0[i] + s1[i];
+      for (let r = 2; r < P; r++) {
+        const sr = v[ph * P + r];
+        for (let i = 0; i < n; i++) res[i] = res[i] + sr[i];
+      }
+      this.release(target);
+    }
+    if (P === 2) for (let i = 0; i < n; i++) recv[i] = s0[i] + s1[i];
+    else {
+      const res = v[2 * P + ph];
+      for (let i = 0; i < n; i++) recv[i] = res[i];
+    }
+  }
+
+  /** Typed views of the slots (2·P) and result areas (2) for one element type. */
+  private typed(ctor: NumberArrayConstructor): NumberArray[] {
+    if (this.typedCtor === ctor) return this.typedViews;
+    const views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, SHM_SLOT_BYTES / ctor.BYTES_PER_ELEMENT));
+    this.typedCtor = ctor;
+    this.typedViews = views;
+    return views;
+  }
+
+  /**
+   * Publish this rank's arrival at call `target` (its slot is written) and wait for
+   * the others. Returns true when this rank arrived last with more than two ranks:
+   * it must then fold (if the call reduces) and release() the others.
+   */
+  private arrive(ph: number, target: number, seq: number, timeoutMs: number): boolean {
+    const i32 = this.i32;
+    const P = this.size;
+    const mine = ph * P + this.rank;
+    Atomics.store(i32, this.slotSeq[mine], target);
+    if (P === 2) {
+      const peer = 1 - this.rank;
+      if (Atomics.load(i32, this.base + RANKS + peer * 16) !== 0) Atomics.notify(i32, this.slotSeq[mine]);
+      const theirs = this.slotSeq[ph * 2 + peer];
+      if (Atomics.load(i32, theirs) !== target) this.awaitPeer(theirs, target, seq, timeoutMs);
+      return false;
+    }
+    const counter = this.base + COUNTER + ph * 16;
+    if (Atomics.add(i32, counter, 1) + 1 === P) {
+      Atomics.store(i32, counter, 0);
+      return true;
+    }
+    if (((Atomics.load(i32, this.base + GEN) - target) | 0) < 0) this.awaitGeneration(ph, target, seq, timeoutMs);
+    return false;
+  }
+
+  /** The last arrival lets everyone go. */
+  private release(target: number): void {
+    Atomics.store(this.i32, this.base + GEN, target);
+    if (Atomics.load(this.i32, this.base + SLEEPERS) > 0) Atomics.notify(this.i32, this.base + GEN);
   }
 
   /** result = slot0 ∘ slot1 ∘ … in rank order. */

@@ -133,6 +133,26 @@ async function checkOverlap(comm: Communicator): Promise<void> {
   report.ok(r6.wait()[0] === P, 'test()/wait()');
 }
 
+/** The plain typed-array allreduce (the hand-tuned small-sum lane), in place and not, several types. */
+function checkPlainAllreduce(comm: Communicator): void {
+  const P = comm.size;
+  const r = comm.rank;
+  for (const n of [1, 3, 100, 600]) {
+    const f = Float64Array.from({ length: n }, (_, i) => r * 0.5 + i);
+    const want = (i: number): number => (P * (P - 1)) / 4 + P * i;
+    const out = comm.allreduce(f, new Float64Array(n));
+    report.ok(out.every((v, i) => v === want(i)), `plain allreduce float64 n=${n}`);
+    comm.allreduce(f);
+    report.ok(f.every((v, i) => v === want(i)), `plain in-place allreduce float64 n=${n}`);
+    const u8 = comm.allreduce(Uint8Array.from({ length: n }, () => 200));
+    report.ok(u8.every((v) => v === (200 * P) % 256), `plain allreduce uint8 wraps n=${n}`);
+    const i32 = comm.allreduce(Int32Array.from({ length: n }, () => -r), null, { op: 'sum' });
+    report.ok(i32.every((v) => v === -(P * (P - 1)) / 2), `plain allreduce int32 n=${n}`);
+    const mx = comm.allreduce(Float32Array.from({ length: n }, (_, i) => (i === r ? 1 : 0)), null, { op: 'max' });
+    report.ok(mx.every((v, i) => v === (i < P ? 1 : 0)), `plain allreduce float32 max n=${n}`);
+  }
+}
+
 /** Point-to-point: tags, any-source, self-sends, larger messages. */
 function checkP2P(comm: Communicator): void {
   const P = comm.size;
@@ -168,6 +188,7 @@ function checkP2P(comm: Communicator): void {
 }
 
 await checkAll(world, 'world');
+checkPlainAllreduce(world);
 checkP2P(world);
 await checkOverlap(world);
 await checkIdentical(world);
@@ -175,6 +196,7 @@ await checkIdentical(world);
 const half = world.split(world.rank % 2, -world.rank) as Communicator;
 report.ok(half.size === Math.ceil((world.size - (world.rank % 2)) / 2), 'split: size');
 await checkAll(half, 'split');
+checkPlainAllreduce(half);
 const none = world.split(world.rank === 0 ? -1 : 1);
 report.ok(world.rank === 0 ? none === null : none !== null && none.size === world.size - 1, 'split: undefined color');
 if (!quick) await checkAll(world.dup(), 'dup');
