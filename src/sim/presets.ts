@@ -117,6 +117,40 @@ function elan3Machine(name: string, description: string, nodes: number, levels: 
   };
 }
 
+/**
+ * ALC: the crescendo (Elan3) parameters, except one, fitted at scale. Seed 000 fitted
+ * L, r, C, c on the 32-node crescendo only, and the extract notes that they
+ * under-predict the large-scale NIC-based latencies by 2–2.5×. Table 5.1's host-based
+ * samples say the host path is not slower at scale (the best host sample, about a
+ * third of the 89.30 µs mean, is what the crescendo parameters predict without
+ * noise), so the extra cost is on the NIC side: we fit the NIC's per-send cost (the
+ * Elan thread building and issuing the packet, 0 on crescendo where it is folded
+ * into L) to Table 5.1's NIC-based mean, 73.67 µs (900 nodes × 2, float64 sum,
+ * 4-nomial, top 1% dropped; NIC runs see no noise, so the mean isolates the
+ * deterministic costs).
+ */
+export const ALC_NIC_SEND = us(3.14);
+
+function alcMachine(): MachineSpec {
+  const m = elan3Machine(
+    'alc',
+    'LLNL ASCI Linux Cluster: 960 dual-CPU 2.4 GHz Xeon nodes, Quadrics Elan3/Elite (seed 000)',
+    960,
+    5,
+    {
+      nodes: 'seed 000 §5: 960 dual-processor nodes',
+      coresPerNode: 'seed 000 §5: dual-processor',
+      'network.levels': 'DERIVED: a 4-ary 5-tree (1024 ports) holds 960 nodes (layout ASSUMED)',
+      'host.*': 'ASSUMED: crescendo parameters (seed 000 fitted them on crescendo only)',
+      'nic.*': 'ASSUMED: crescendo parameters, except nic.oSend',
+      'nic.oSend':
+        'CALIBRATED: seed 000 Table 5.1 NIC-based mean 73.67 µs (900 nodes × 2, float64 sum, 4-nomial, top 1% dropped); ' +
+        'a lumped large-scale NIC cost (crescendo: 0, folded into L), not derived from the seed; the 8 extra hops of the 5-level tree add only 0.28 µs',
+    },
+  );
+  return { ...m, nic: { ...m.nic!, oSend: ALC_NIC_SEND } };
+}
+
 export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
   crescendo: elan3Machine(
     'crescendo',
@@ -129,18 +163,7 @@ export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
       'network.levels': 'DERIVED: 4-ary 3-tree holds 32 nodes (layout ASSUMED, seed 000 §7)',
     },
   ),
-  alc: elan3Machine(
-    'alc',
-    'LLNL ASCI Linux Cluster: 960 dual-CPU 2.4 GHz Xeon nodes, Quadrics Elan3/Elite (seed 000)',
-    960,
-    5,
-    {
-      nodes: 'seed 000 §5: 960 dual-processor nodes',
-      coresPerNode: 'seed 000 §5: dual-processor',
-      'network.levels': 'DERIVED: a 4-ary 5-tree (1024 ports) holds 960 nodes (layout ASSUMED)',
-      'host.*': 'ASSUMED: crescendo parameters (seed 000 fitted them on crescendo only)',
-    },
-  ),
+  alc: alcMachine(),
   es40: {
     ...elan3Machine('es40', '64-node Compaq AlphaServer ES40 cluster, 4 × Alpha 21264 per node, QsNet 4-ary 3-tree (seed 002)', 64, 3, {}),
     coresPerNode: 4,
