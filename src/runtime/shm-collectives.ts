@@ -240,9 +240,10 @@ export class ShmCollectives {
       deadline = this.check(deadline, seq, timeoutMs, () => (Atomics.load(i32, word) === target ? [] : [1 - this.rank]));
       Atomics.store(i32, parked, 1);
       const v = Atomics.load(i32, word);
-      if (v !== target) Atomics.wait(i32, word, v, Math.min(deadline - performance.now(), 20));
+      const r = v !== target ? Atomics.wait(i32, word, v, Math.min(deadline - performance.now(), 20)) : 'not-equal';
       Atomics.store(i32, parked, 0);
-      engine.progress();
+      // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
+      if (r === 'timed-out') engine.progress();
     }
   }
 
@@ -262,9 +263,10 @@ export class ShmCollectives {
       deadline = this.check(deadline, seq, timeoutMs, () => this.missing(ph, target));
       Atomics.add(i32, this.base + SLEEPERS, 1);
       const g = Atomics.load(i32, gen);
-      if (((g - target) | 0) < 0) Atomics.wait(i32, gen, g, Math.min(deadline - performance.now(), 20));
+      const r = ((g - target) | 0) < 0 ? Atomics.wait(i32, gen, g, Math.min(deadline - performance.now(), 20)) : 'not-equal';
       Atomics.sub(i32, this.base + SLEEPERS, 1);
-      engine.progress();
+      // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
+      if (r === 'timed-out') engine.progress();
     }
   }
 
