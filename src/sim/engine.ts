@@ -164,6 +164,8 @@ export interface EngineConfig {
   readonly noise?: NoiseModel;
   /** With noise: 'all' ranks, or only where cores are all busy ('full-nodes', seed 000's idle-core absorption). */
   readonly noiseScope?: 'all' | 'full-nodes';
+  /** With 'full-nodes': NIC-mode processes keep their noise during start-up and completion. */
+  readonly nicWindowExposed?: boolean;
   /** Cores per node (for noiseScope 'full-nodes'). */
   readonly coresPerNode?: number;
   /** Start time of each rank (arrival skew); default 0. */
@@ -629,7 +631,7 @@ export class Engine implements WormholeHost {
     R[b + R_NIC] = nic ? 1 : 0;
     // A process that hands its work to the NIC sleeps on the completion event: with
     // idle-core absorption its core takes the daemons (its short initiation neglected).
-    if (nic && cfg.noise && cfg.noiseScope === 'full-nodes') this.noisy[r] = 0;
+    if (nic && cfg.noise && cfg.noiseScope === 'full-nodes' && !cfg.nicWindowExposed) this.noisy[r] = 0;
     const F = st.F;
     const sp = R[b + R_OFFF] + R[b + R_N] * (2 + PATH);
     F[sp + P_SKEW] = t;

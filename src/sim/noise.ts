@@ -48,6 +48,12 @@ export interface NoiseSpec {
    * so it sees none (its few µs of initiation are neglected: an assumption).
    */
   readonly absorbedByIdleCores?: boolean;
+  /**
+   * With absorbedByIdleCores: NIC-mode processes still see detours during their own
+   * host work (start-up and completion), the window seed 000 names as the NIC-based
+   * reductions' only exposure (default false: neglected).
+   */
+  readonly nicWindowExposed?: boolean;
 }
 
 export interface SkewSpec {

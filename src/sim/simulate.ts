@@ -76,6 +76,8 @@ export interface SimOptions {
   readonly maxMemory?: number;
   /** Keep generated schedules between runs (default: when they are small). */
   readonly cacheSchedules?: boolean;
+  /** Return every run's time in `samples` (default false). */
+  readonly keepSamples?: boolean;
   /** Called every 2^20 events (run = index of the run in progress) and after each run (run = runs done). */
   readonly onProgress?: (p: { run: number; runs: number; events: number; simTime: number }) => void;
 }
@@ -118,6 +120,8 @@ export interface SimReport {
   readonly first: RunSummary;
   /** Collective time over runs. */
   readonly distribution: Distribution;
+  /** Every run's time (with `keepSamples`). */
+  readonly samples?: Float64Array;
   /** Critical-path breakdown averaged over runs. */
   readonly meanPath: PathBreakdown;
   readonly wallSeconds: number;
@@ -317,6 +321,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     routeNetwork: p.routeNetwork,
     noise: o.noise && o.noise.components.length > 0 ? new NoiseModel(o.noise, P, seed) : undefined,
     noiseScope: o.noise?.absorbedByIdleCores ? 'full-nodes' : 'all',
+    nicWindowExposed: o.noise?.nicWindowExposed ?? false,
     coresPerNode: m.coresPerNode,
     skew: drawSkew(o.skew, P, seed),
     traffic: tr
@@ -421,6 +426,7 @@ export function simulate(o: SimOptions): SimReport {
     ...(closedForm ? { closedForm } : {}),
     first: first!,
     distribution: summarize(times),
+    ...(o.keepSamples ? { samples: times } : {}),
     meanPath: pathRecord(meanPath),
     wallSeconds: wall,
     totalEvents: events,

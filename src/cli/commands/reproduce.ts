@@ -1,74 +1,115 @@
 /**
  * `coll reproduce <subject> [--json] [--plot DIR] [--quick]`: recompute the seeds'
- * published results. Subject `models`: the modelling claims of seeds 000, 001, 003
- * and 004 (published value, ours, relative error, tolerance, pass/fail, or
- * "not-matchable" with the reason) and, with --plot, the regime maps as SVG files.
+ * published results and print, per claim, the published value, ours, the relative
+ * error, the tolerance and pass / fail / not-matchable (with the reason) / info.
+ *
+ * Subjects: `models` (the modelling claims of seeds 000, 001, 003, 004), `sim` (the
+ * claims checked by simulation, every seed), a seed id `000` … `004` (both kinds for
+ * that seed) or `all`. Simulator checks also say their basis: calibrated (a parameter
+ * was fitted to it), validation, input or derived. --plot writes the regime maps and
+ * the simulated figures (latency vs nodes, distributions, regime map) as SVG.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArgumentError } from '../../core/errors.js';
 import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
-import { reproduceModels } from '../../model/reproduce.js';
+import { reproduceModels, type Check } from '../../model/reproduce.js';
+import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'json', type: 'boolean', description: 'print JSON' },
-  { name: 'plot', type: 'string', description: 'write regime maps (SVG) into this directory' },
-  { name: 'quick', type: 'boolean', description: 'skip the 32,768-rank schedules (seed 001 uses 4096 ranks for the schedule checks)' },
+  { name: 'plot', type: 'string', description: 'write regime maps and simulated figures (SVG) into this directory' },
+  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules; sim: about 10× fewer runs' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const SUBJECTS = ['models'];
+const SUBJECTS = ['models', 'sim', 'all', ...SIM_SEEDS];
+
+type Row = (Check & { readonly source: 'model' }) | (SimCheck & { readonly source: 'sim' });
 
 export const reproduceCommand: Command = {
   name: 'reproduce',
-  summary: 'recompute the seeds’ published results (models: seeds 000/001/003/004) with errors and pass/fail',
+  summary: 'recompute the seeds’ published results (models and simulation) with errors and pass/fail',
   async run(argv) {
     const args = parseArgs(argv, OPTIONS);
-    const usage = 'coll reproduce models [--json] [--plot DIR] [--quick]';
+    const usage = `coll reproduce <${SUBJECTS.join('|')}> [--json] [--plot DIR] [--quick]`;
     if (opt(args, 'help') || args.positionals.length < 1) {
       console.log(helpText(usage, OPTIONS));
       return opt(args, 'help') ? 0 : 2;
     }
     const subject = args.positionals[0];
     if (!SUBJECTS.includes(subject)) throw new ArgumentError(`unknown subject '${subject}'`, `subjects: ${SUBJECTS.join(', ')}`);
-    const r = reproduceModels({ largeSchedules: !opt<boolean>(args, 'quick') });
+    const quick = opt<boolean>(args, 'quick') ?? false;
     const dir = opt<string>(args, 'plot');
+    const json = opt<boolean>(args, 'json') ?? false;
+    const seedId = (SIM_SEEDS as readonly string[]).includes(subject) ? (subject as SimSeedId) : undefined;
+    const wantModels = subject === 'models' || subject === 'all' || seedId !== undefined;
+    const simList: SimSeedId[] = subject === 'sim' || subject === 'all' ? simSeeds() : seedId && simSeeds().includes(seedId) ? [seedId] : [];
+
+    const rows: Row[] = [];
     const written: string[] = [];
-    if (dir) {
+    const write = (name: string, svg: string): void => {
+      if (!dir) return;
       mkdirSync(dir, { recursive: true });
-      for (const m of r.maps) {
-        const f = join(dir, `${m.name}.svg`);
-        writeFileSync(f, regimeSvg(m.map));
-        written.push(f);
-      }
-      const charts = bienzCharts(BLUE_WATERS);
-      for (const [name, svg] of [['seed001-fig10-time-vs-procs', charts.fig10], ['seed001-fig11-time-vs-bytes', charts.fig11]]) {
-        const f = join(dir, `${name}.svg`);
-        writeFileSync(f, svg);
-        written.push(f);
+      const f = join(dir, `${name}.svg`);
+      writeFileSync(f, svg);
+      written.push(f);
+    };
+    if (wantModels) {
+      const r = reproduceModels({ largeSchedules: !quick });
+      const keep = (c: Check) => seedId === undefined || c.seed === `seed ${seedId}`;
+      rows.push(...r.checks.filter(keep).map((c) => ({ ...c, source: 'model' as const })));
+      for (const m of r.maps) if (seedId === undefined || m.name.startsWith(`seed${seedId}`)) write(m.name, regimeSvg(m.map));
+      if (seedId === undefined || seedId === '001') {
+        const charts = bienzCharts(BLUE_WATERS);
+        write('seed001-fig10-time-vs-procs', charts.fig10);
+        write('seed001-fig11-time-vs-bytes', charts.fig11);
       }
     }
-    if (opt(args, 'json')) {
-      console.log(JSON.stringify({ checks: r.checks, maps: written }, null, 2));
+    const efforts: { seed: string; effort: string; seconds: number }[] = [];
+    let t = performance.now();
+    const sims = reproduceSim(simList, {
+      quick,
+      plots: dir !== undefined,
+      onSeed: (s) => {
+        if (!json) process.stderr.write(`coll reproduce: simulating seed ${s}…\n`);
+      },
+    });
+    for (const s of sims) {
+      rows.push(...s.checks.map((c) => ({ ...c, source: 'sim' as const })));
+      for (const p of s.plots) write(p.name, p.svg);
+      const now = performance.now();
+      efforts.push({ seed: s.seed, effort: s.effort, seconds: (now - t) / 1000 });
+      t = now;
+    }
+    rows.sort((a, b) => a.seed.localeCompare(b.seed));
+    if (json) {
+      console.log(JSON.stringify({ checks: rows, maps: written, effort: efforts }, null, 2));
     } else {
       let seed = '';
-      for (const c of r.checks) {
+      for (const c of rows) {
         if (c.seed !== seed) {
           seed = c.seed;
           console.log(`\n${seed}`);
         }
         const err = c.relError === undefined ? '' : `  err ${(c.relError * 100).toFixed(c.relError < 0.001 ? 3 : 1)}%`;
-        console.log(`  [${c.status.toUpperCase()}] ${c.claim}`);
+        const tag = c.source === 'sim' ? `sim, ${c.basis}` : 'model';
+        console.log(`  [${c.status.toUpperCase()}] (${tag}) ${c.claim}`);
         console.log(`      published ${c.published} | ours ${c.ours}${err} | tolerance ${c.tolerance}`);
         if (c.note) console.log(`      note: ${c.note}`);
       }
-      const count = (s: string): number => r.checks.filter((c) => c.status === s).length;
-      console.log(`\n${count('pass')} pass, ${count('fail')} fail, ${count('not-matchable')} not matchable without invented parameters, ${count('info')} info`);
+      const count = (s: string): number => rows.filter((c) => c.status === s).length;
+      const calibrated = rows.filter((c) => c.source === 'sim' && c.basis === 'calibrated').length;
+      console.log(
+        `\n${count('pass')} pass, ${count('fail')} fail, ${count('not-matchable')} not matchable without invented parameters, ${count('info')} info` +
+          (calibrated > 0 ? ` (${calibrated} simulator rows are calibration targets, not validation)` : ''),
+      );
+      for (const e of efforts) console.log(`${e.seed} simulated in ${e.seconds.toFixed(1)} s: ${e.effort}`);
       for (const f of written) console.log(`wrote ${f}`);
     }
-    return r.checks.some((c) => c.status === 'fail') ? 1 : 0;
+    return rows.some((c) => c.status === 'fail') ? 1 : 0;
   },
 };

@@ -1,0 +1,44 @@
+/**
+ * `coll reproduce sim|000…004|all`: the seeds' quantitative claims checked by
+ * simulation, one module per seed. `quick` cuts the repeated runs (for tests and
+ * fast looks); the default keeps `coll reproduce all` to about two minutes.
+ */
+import { ArgumentError } from '../../core/errors.js';
+import type { SeedReproduction } from './check.js';
+import { seed000 } from './seed000.js';
+
+export type { Basis, SeedReproduction, SimCheck, SimPlot } from './check.js';
+
+export const SIM_SEEDS = ['000', '001', '002', '003', '004'] as const;
+export type SimSeedId = (typeof SIM_SEEDS)[number];
+
+export interface SimReproduceOptions {
+  /** Fewer runs everywhere (about 10× faster; distributions get coarse). */
+  readonly quick?: boolean;
+  /** Build the SVG plots (default true). */
+  readonly plots?: boolean;
+  /** Called before each seed starts. */
+  readonly onSeed?: (seed: SimSeedId) => void;
+}
+
+type SeedFn = (o: SimReproduceOptions) => SeedReproduction;
+
+const SEEDS: Partial<Record<SimSeedId, SeedFn>> = {
+  '000': (o) => seed000({ runs: o.quick ? 60 : 400, curveRuns: o.quick ? 10 : 60, plots: o.plots }),
+};
+
+/** Seeds with simulator checks. */
+export function simSeeds(): SimSeedId[] {
+  return SIM_SEEDS.filter((s) => SEEDS[s] !== undefined);
+}
+
+export function reproduceSim(seeds: readonly SimSeedId[], o: SimReproduceOptions = {}): SeedReproduction[] {
+  const out: SeedReproduction[] = [];
+  for (const s of seeds) {
+    const fn = SEEDS[s];
+    if (!fn) throw new ArgumentError(`no simulator checks for seed ${s}`, `seeds with simulator checks: ${simSeeds().join(', ')}`);
+    o.onSeed?.(s);
+    out.push(fn(o));
+  }
+  return out;
+}
