@@ -6,6 +6,7 @@
 import { ArgumentError } from '../../core/errors.js';
 import type { SeedReproduction } from './check.js';
 import { seed000 } from './seed000.js';
+import { seed002 } from './seed002.js';
 
 export type { Basis, SeedReproduction, SimCheck, SimPlot } from './check.js';
 
@@ -25,6 +26,7 @@ type SeedFn = (o: SimReproduceOptions) => SeedReproduction;
 
 const SEEDS: Partial<Record<SimSeedId, SeedFn>> = {
   '000': (o) => seed000({ runs: o.quick ? 60 : 400, curveRuns: o.quick ? 10 : 60, plots: o.plots }),
+  '002': (o) => seed002({ runs: o.quick ? 3 : 10, loadedBytes: o.quick ? 1 << 16 : 1 << 20, plots: o.plots }),
 };
 
 /** Seeds with simulator checks. */
