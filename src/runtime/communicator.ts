@@ -623,6 +623,8 @@ export class Communicator {
     let plan = this.plans.get(key);
     if (!plan) {
       plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shm: this.shm !== undefined }, shape);
+      const simd = this.rt.simd;
+      if (simd && plan.kernel && shape.op?.name === 'sum') plan = { ...plan, kernel: simd.arenaSum(shape.type, plan.kernel) };
       if (this.plans.size >= MAX_PLANS) {
         const [oldKey, old] = this.plans.entries().next().value as [string, Plan];
         this.plans.delete(oldKey);

@@ -3,6 +3,7 @@
  * threads: job shape, placement, transport sizes and defaults. Plain data (it
  * crosses the IPC channel and worker_threads' structured clone).
  */
+import type { SharedMemory } from './simd.js';
 
 export interface JobSpec {
   readonly jobId: string;
@@ -21,7 +22,7 @@ export interface JobSpec {
   readonly debug: boolean;
   /** Default collective timeout (ms); 0 = none. */
   readonly timeoutMs: number;
-  /** Idle polls before a waiting rank parks. */
+  /** Microseconds a waiting rank polls before it parks. */
   readonly spin: number;
   /** How long a node's proxy keeps polling after traffic before it sleeps (ms). */
   readonly proxySpinMs: number;
@@ -48,7 +49,9 @@ export interface RankSpec {
   readonly localRank: number;
   readonly localSize: number;
   readonly control: SharedArrayBuffer;
+  /** The node arena: the buffer of `memory` (a shared WebAssembly.Memory, for the SIMD kernels). */
   readonly arena: SharedArrayBuffer;
+  readonly memory?: SharedMemory;
   /** Arena offset of the world communicator's flat collective block (-1: none). */
   readonly worldShmOffset: number;
   /** Bytes at the start of the arena reserved before the per-endpoint slices. */

@@ -3,8 +3,10 @@
  * the set of active nonblocking tasks, and implements the two ways of waiting:
  *
  * - blocking (`wait`): the thread polls the transport and advances its tasks; after
- *   `spin` idle polls it parks on its doorbell (Atomics.wait), so ranks that wait
- *   for long give their core away — essential when ranks outnumber cores;
+ *   `spinUs` microseconds of idle polling it parks on its doorbell (Atomics.wait), so
+ *   ranks that wait for long give their core away — essential when ranks outnumber
+ *   cores or share them with other work (a spinner would burn the slice the rank it
+ *   waits for needs);
  * - nonblocking (`startAsync`): tasks progress whenever the rank calls into the
  *   library, and from the event loop through Atomics.waitAsync on the doorbell.
  *
@@ -17,6 +19,8 @@ import type { Task } from './task.js';
 
 /** Longest single park, so deadlines and the abort flag are rechecked. */
 const PARK_MS = 50;
+/** Polls between clock reads while spinning (and the minimum before parking). */
+export const SPIN_CHECK = 64;
 
 export interface WaitInfo {
   /** What is being waited for, e.g. "allreduce #3 on communicator 0 (4 ranks)". */
@@ -36,14 +40,14 @@ interface Active {
 
 export class Engine {
   readonly ep: ShmEndpoint;
-  /** Idle polls before parking. */
-  spin: number;
+  /** Microseconds of idle polling before parking. */
+  spinUs: number;
   private readonly active: Active[] = [];
   private pumping = false;
 
-  constructor(ep: ShmEndpoint, spin: number) {
+  constructor(ep: ShmEndpoint, spinUs: number) {
     this.ep = ep;
-    this.spin = spin;
+    this.spinUs = spinUs;
   }
 
   /** Poll the transport once and advance background tasks; true if the transport moved. */
@@ -76,21 +80,38 @@ export class Engine {
   /** Block until a started task is done; throws its error. */
   wait(task: Task, info: WaitInfo): void {
     let idle = 0;
+    let since = 0;
     while (!task.done) {
       const moved = this.progress();
       task.advance();
       if (task.done) break;
       if (moved) {
         idle = 0;
+        since = 0;
         continue;
       }
-      if (++idle < this.spin) continue;
+      if (!this.spinDone(++idle, since)) {
+        if (since === 0 && idle >= SPIN_CHECK) since = performance.now();
+        continue;
+      }
       idle = 0;
+      since = 0;
       const now = performance.now();
       this.check(task, info, now);
       this.ep.park(Math.min(info.deadline - now, PARK_MS));
     }
     if (task.error) throw task.error;
+  }
+
+  /**
+   * Whether a waiter that has polled `idle` times (the first SPIN_CHECK of them
+   * unconditionally), spinning since `since` (performance.now(), 0 = not yet timed),
+   * should stop polling and park. The clock is read every SPIN_CHECK polls.
+   */
+  spinDone(idle: number, since: number): boolean {
+    if (idle < SPIN_CHECK || idle % SPIN_CHECK !== 0) return false;
+    if (since === 0) return this.spinUs <= 0;
+    return (performance.now() - since) * 1000 >= this.spinUs;
   }
 
   /** Throw when the job aborts or the deadline has passed. */

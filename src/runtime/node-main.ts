@@ -17,14 +17,16 @@ import { Worker } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
 import { WORKER_KEY, nodeOfRank, type NodeSpec, type RankSpec } from './config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
+import { arenaMemory } from './simd.js';
 import { makeLayout, signalAbort } from '../transport/shm/layout.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 
 type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] };
 
-function send(msg: object): void {
-  if (process.connected) process.send?.(msg);
+function send(msg: object, then?: () => void): void {
+  if (process.connected && process.send) process.send(msg, undefined, {}, () => then?.());
+  else then?.();
 }
 
 function waitMessage<T extends LauncherMessage['type']>(type: T): Promise<Extract<LauncherMessage, { type: T }>> {
@@ -47,7 +49,8 @@ const first = spec.firstRank[node];
 const localSize = spec.firstRank[node + 1] - first;
 const layout = makeLayout({ localSize, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS });
 const control = new SharedArrayBuffer(layout.totalBytes);
-const arena = new SharedArrayBuffer(spec.arenaBytes);
+const memory = arenaMemory(spec.arenaBytes);
+const arena = memory.buffer as SharedArrayBuffer;
 let worldShmOffset = -1;
 let arenaReserved = 0;
 if (spec.nodeCount === 1 && spec.size > 1) {
@@ -100,6 +103,7 @@ for (let l = 0; l < localSize; l++) {
     localSize,
     control,
     arena,
+    memory,
     worldShmOffset,
     arenaReserved,
     flagsPerEndpoint: DEFAULT_FLAGS,
@@ -134,9 +138,8 @@ for (let l = 0; l < localSize; l++) {
 await Promise.all(finished);
 if (!failed) {
   await proxy?.stop();
-  send({ type: 'done' });
-  process.disconnect?.();
-  process.exit(0);
+  // Exit once the launcher has the message (IPC sends are asynchronous).
+  send({ type: 'done' }, () => process.exit(0));
 }
 
 /** Copy a stream to `out` line by line with a prefix; resolves at its end. */

@@ -12,6 +12,7 @@ import { ShmEndpoint } from '../transport/shm/endpoint.js';
 import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeOfRank, type JobSpec, type RankSpec } from './config.js';
 import { Engine } from './engine.js';
+import { ArenaSimd, arenaMemory } from './simd.js';
 
 export const DEFAULT_RING_BYTES = 256 * 1024;
 export const DEFAULT_FLAGS = 1024;
@@ -23,6 +24,8 @@ export class RankRuntime {
   readonly engine: Engine;
   readonly allocator: ArenaAllocator;
   readonly arena: SharedArrayBuffer;
+  /** SIMD sum kernels over the arena (undefined without WebAssembly SIMD). */
+  readonly simd: ArenaSimd | undefined;
   /** Next context id this rank may hand out (see Communicator.split). */
   nextContext = 1;
   /** Node of each world rank. */
@@ -32,7 +35,9 @@ export class RankRuntime {
     this.spec = spec;
     const job = spec.job;
     this.layout = makeLayout({ localSize: spec.localSize, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
-    this.arena = spec.arena;
+    // One JS object for the arena everywhere: buffer identity tells arena views apart.
+    this.arena = (spec.memory?.buffer as SharedArrayBuffer | undefined) ?? spec.arena;
+    this.simd = ArenaSimd.create(spec.memory);
     this.nodeOf = new Int32Array(job.size);
     const localIndexOf = new Int32Array(job.size).fill(-1);
     for (let r = 0; r < job.size; r++) {
@@ -41,7 +46,7 @@ export class RankRuntime {
     }
     this.endpoint = new ShmEndpoint({
       control: spec.control,
-      arena: spec.arena,
+      arena: this.arena,
       layout: this.layout,
       local: spec.localRank,
       worldRank: spec.worldRank,
@@ -50,8 +55,8 @@ export class RankRuntime {
     });
     this.engine = new Engine(this.endpoint, job.spin);
     // One slice per rank (the proxy forwards from ranks' memory and allocates none).
-    const slice = arenaSlice(spec.arena.byteLength - spec.arenaReserved, spec.localSize, spec.localRank);
-    this.allocator = new ArenaAllocator(spec.arena, spec.arenaReserved + slice.start, slice.bytes);
+    const slice = arenaSlice(this.arena.byteLength - spec.arenaReserved, spec.localSize, spec.localRank);
+    this.allocator = new ArenaAllocator(this.arena, spec.arenaReserved + slice.start, slice.bytes);
   }
 
   /** Bytes of scratch: from the arena when it has room (zero-copy sends), else private memory. */
@@ -67,14 +72,15 @@ export class RankRuntime {
 }
 
 /**
- * Spin budget (idle polls before parking): long when every busy thread of the job
- * (ranks, and proxies of multi-node jobs) can have a core, short when they outnumber
- * the cores, where a spinning thread only delays the one it waits for. COLL_SPIN overrides.
+ * Spin budget: how long (µs) a waiting rank polls before parking. Long enough for
+ * the round trips of a busy collective when every busy thread of the job (ranks, and
+ * proxies of multi-node jobs) can have a core; none when they outnumber the cores,
+ * where a spinning thread only delays the one it waits for. COLL_SPIN_US overrides.
  */
 export function defaultSpin(threadsOnHost: number): number {
-  const env = process.env.COLL_SPIN;
+  const env = process.env.COLL_SPIN_US;
   if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
-  return threadsOnHost <= availableParallelism() ? 20000 : 20;
+  return threadsOnHost <= availableParallelism() ? 200 : 0;
 }
 
 /** Proxy polling after traffic (ms): only when there are cores to spare. COLL_PROXY_SPIN_MS overrides. */
@@ -104,6 +110,7 @@ export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeout
     workerLoader: undefined,
   };
   const layout = makeLayout({ localSize: 1, ringBytes: job.ringBytes, flagsPerEndpoint: 16 });
+  const memory = arenaMemory(job.arenaBytes);
   return {
     job,
     node: 0,
@@ -111,7 +118,8 @@ export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeout
     localRank: 0,
     localSize: 1,
     control: new SharedArrayBuffer(layout.totalBytes),
-    arena: new SharedArrayBuffer(job.arenaBytes),
+    arena: memory.buffer as SharedArrayBuffer,
+    memory,
     worldShmOffset: -1,
     arenaReserved: 0,
     flagsPerEndpoint: 16,

@@ -31,7 +31,7 @@ import type { Kernel } from '../core/ops.js';
 import { RankFailedError } from '../core/errors.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
 import { SHM_SLOT_BYTES } from './config.js';
-import { timeoutError, type Engine, type WaitInfo } from './engine.js';
+import { SPIN_CHECK, timeoutError, type Engine, type WaitInfo } from './engine.js';
 
 const GEN = 0;
 const SLEEPERS = 16;
@@ -231,12 +231,15 @@ export class ShmCollectives {
     const parked = this.base + RANKS + this.rank * 16;
     let deadline = 0;
     let spins = 0;
+    let since = 0;
     while (Atomics.load(i32, word) !== target) {
-      if (++spins < engine.spin) {
+      if (!engine.spinDone(++spins, since)) {
         if ((spins & 1023) === 0) engine.progress();
+        if (since === 0 && spins >= SPIN_CHECK) since = performance.now();
         continue;
       }
       spins = 0;
+      since = 0;
       deadline = this.check(deadline, seq, timeoutMs, () => (Atomics.load(i32, word) === target ? [] : [1 - this.rank]));
       Atomics.store(i32, parked, 1);
       const v = Atomics.load(i32, word);
@@ -254,12 +257,15 @@ export class ShmCollectives {
     const gen = this.base + GEN;
     let deadline = 0;
     let spins = 0;
+    let since = 0;
     while (((Atomics.load(i32, gen) - target) | 0) < 0) {
-      if (++spins < engine.spin) {
+      if (!engine.spinDone(++spins, since)) {
         if ((spins & 1023) === 0) engine.progress();
+        if (since === 0 && spins >= SPIN_CHECK) since = performance.now();
         continue;
       }
       spins = 0;
+      since = 0;
       deadline = this.check(deadline, seq, timeoutMs, () => this.missing(ph, target));
       Atomics.add(i32, this.base + SLEEPERS, 1);
       const g = Atomics.load(i32, gen);
