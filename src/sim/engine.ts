@@ -95,9 +95,6 @@ const K_DECIDE = 3 * KEY_CLASS;
 const RANK_STRIDE = 2 ** 21;
 const arrivalKey = (src: number, step: number): number => K_ARRIVE + src * RANK_STRIDE + (step < RANK_STRIDE ? step : RANK_STRIDE - 1);
 
-/** Messages tracked per NBL node channel (more count as this many). */
-const NBL_K = 32;
-
 const MK_COLL = 0;
 const MK_TRAFFIC = 1;
 
@@ -264,9 +261,9 @@ export class Engine implements WormholeHost {
   private mPath: Float64Array = new Float64Array(0);
   private mRoute: Int32Array = new Int32Array(0);
   private readonly maxHops: number;
-  // NBL node channels: tail ends of the messages using each channel (NBL_K per node).
+  // NBL node channels: tail ends of the messages using each channel (a min-heap per node).
   private readonly nblF: ((L: number, S: number) => number) | undefined;
-  private readonly nblEnds: Float64Array;
+  private readonly nblHeaps: (Float64Array | undefined)[];
   private readonly nblCount: Int32Array;
   // Traffic.
   private readonly tOut: Int32Array;
@@ -335,7 +332,7 @@ export class Engine implements WormholeHost {
     this.hopLatency = rn && rn.linkLatency.length > 0 ? rn.linkLatency[0] : 0;
     this.maxHops = net ? net.maxHops : 0;
     this.nblF = net ? cfg.nodeChannelF : undefined;
-    this.nblEnds = new Float64Array(this.nblF ? cfg.nodes * NBL_K : 0);
+    this.nblHeaps = new Array<Float64Array | undefined>(this.nblF ? cfg.nodes : 0);
     this.nblCount = new Int32Array(this.nblF ? cfg.nodes : 0);
     this.growMessages(1024);
     this.worm = net && cfg.wormhole
@@ -931,8 +928,11 @@ export class Engine implements WormholeHost {
     let start: number;
     let tail: number;
     if (this.nblF !== undefined && link < this.cfg.nodes) {
-      start = t;
+      // The data crosses the channel in its last wire·β before `tail`; the head moves
+      // on then, so downstream links are not booked before the data can reach them.
       tail = this.nblChannel(link, t, wire, net.linkBeta[link]);
+      const s0 = tail - wire * net.linkBeta[link];
+      start = s0 > t ? s0 : t;
     } else {
       start = lf > t ? lf : t;
       const occ = wire * net.linkBeta[link];
@@ -971,8 +971,8 @@ export class Engine implements WormholeHost {
   }
 
   /**
-   * A message of `wire` bytes starts using NBL node channel `ch` at t (its head passes
-   * at once); L − 1 other messages are still using the channel. It ends at
+   * A message of `wire` bytes reaches NBL node channel `ch` at t; L − 1 other
+   * messages are still using the channel. It ends at
    *   max(t + own, min(t + f(L)·own, last + (f(L) − f(L−1))·own)),  own = wire·β,
    * `last` the latest end on the channel: L equal messages starting together take
    * f(L)·own (the closed form's step), f = L serialises them (FIFO), f = 1 overlaps
@@ -981,19 +981,25 @@ export class Engine implements WormholeHost {
    * when its tail leaves the channel.
    */
   private nblChannel(ch: number, t: number, wire: number, beta: number): number {
-    const ends = this.nblEnds;
-    const base = ch * NBL_K;
-    const n = this.nblCount[ch];
-    let active = 0;
-    let minAt = -1;
-    for (let i = 0; i < n; i++) {
-      const e = ends[base + i];
-      if (e <= t) continue;
-      ends[base + active] = e;
-      if (minAt < 0 || e < ends[base + minAt]) minAt = active;
-      active++;
+    // Tail ends of the messages using the channel: a min-heap per channel.
+    let h = this.nblHeaps[ch];
+    if (!h) h = this.nblHeaps[ch] = new Float64Array(8);
+    let n = this.nblCount[ch];
+    while (n > 0 && h[0] <= t) {
+      // Pop the minimum.
+      const x = h[--n];
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const c = l + 1 < n && h[l + 1] < h[l] ? l + 1 : l;
+        if (h[c] >= x) break;
+        h[i] = h[c];
+        i = c;
+      }
+      h[i] = x;
     }
-    const L = active + 1;
+    const L = n + 1;
     const own = wire * beta;
     const S = wire / 8;
     const f = this.nblF!;
@@ -1008,12 +1014,24 @@ export class Engine implements WormholeHost {
       this.linkBusy += end - (last > t ? last : t);
       this.linkFree[ch] = end;
     }
-    // Track it (when NBL_K messages are already tracked, it replaces the one ending first).
-    if (active < NBL_K) ends[base + active++] = end;
-    else ends[base + minAt] = end;
-    this.nblCount[ch] = active;
+    // Push its end.
+    if (n === h.length) {
+      const g = new Float64Array(2 * n);
+      g.set(h);
+      h = this.nblHeaps[ch] = g;
+    }
+    let i = n++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p] <= end) break;
+      h[i] = h[p];
+      i = p;
+    }
+    h[i] = end;
+    this.nblCount[ch] = n;
     return end;
   }
+
 
   /** Message m has fully arrived at its receiver at t: the in-port absorbs it. */
   private onArrive(m: number, t: number): void {
