@@ -6,6 +6,7 @@
 import { ArgumentError } from '../../core/errors.js';
 import type { SeedReproduction } from './check.js';
 import { seed000 } from './seed000.js';
+import { seed001 } from './seed001.js';
 import { seed002 } from './seed002.js';
 import { seed003 } from './seed003.js';
 import { seed004 } from './seed004.js';
@@ -28,6 +29,7 @@ type SeedFn = (o: SimReproduceOptions) => SeedReproduction;
 
 const SEEDS: Partial<Record<SimSeedId, SeedFn>> = {
   '000': (o) => seed000({ runs: o.quick ? 60 : 400, curveRuns: o.quick ? 10 : 60, plots: o.plots }),
+  '001': (o) => seed001({ plots: o.plots, ...(o.quick ? { procs: 4096, sizes: [8, 1024, 4096] } : {}) }),
   '002': (o) => seed002({ runs: o.quick ? 3 : 10, loadedBytes: o.quick ? 1 << 16 : 1 << 20, plots: o.plots }),
   '003': (o) => seed003({ plots: o.plots }),
   '004': (o) => seed004({ plots: o.plots, ...(o.quick ? { meshes: [[4, 4], [8, 8]], lengths: [1e2, 1e3, 1e4] } : {}) }),
