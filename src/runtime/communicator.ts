@@ -26,7 +26,7 @@ import type { Params } from '../schedule/context.js';
 import { isRooted } from '../schedule/context.js';
 import { topologyFromNodes, type Topology } from '../schedule/topology.js';
 import type { CollectiveKind } from '../schedule/types.js';
-import { ANY, SPACE_CTRL, SPACE_P2P, type RecvOp, type SendOp } from '../transport/types.js';
+import { ANY, SPACE_CTRL, SPACE_P2P, type RecvOp } from '../transport/types.js';
 import { byteView, checkRank, checkTag, countOf, elementsOf, EMPTY, region, resolveType, type Buffer } from './buffers.js';
 import type { WaitInfo } from './engine.js';
 import { Execution } from './executor.js';
@@ -34,7 +34,7 @@ import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan
 import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor, type ShmKind } from './shm-collectives.js';
-import { Sequence, type Task } from './task.js';
+import { OpsTask, OpTask, Sequence, type Task } from './task.js';
 
 export const ANY_SOURCE = -1;
 export const ANY_TAG = -1;
@@ -126,49 +126,6 @@ class CallInfo implements WaitInfo {
   ) {}
   get what(): string {
     return `${this.kind} #${this.seq} on communicator ${this.comm.context} (${this.comm.size} ranks, this is rank ${this.comm.rank})`;
-  }
-}
-
-/** A single posted send or receive as a task. */
-class OpTask implements Task {
-  op: SendOp | RecvOp | undefined;
-  constructor(
-    private readonly post: () => SendOp | RecvOp,
-    private readonly peers: readonly number[],
-  ) {}
-  get done(): boolean {
-    return this.op?.done ?? false;
-  }
-  get error(): Error | undefined {
-    return this.op?.error;
-  }
-  start(): void {
-    this.op = this.post();
-  }
-  advance(): void {}
-  waitingFor(): number[] {
-    return this.done ? [] : [...this.peers];
-  }
-}
-
-/** Several posted operations; done when all are. */
-class OpsTask implements Task {
-  private readonly tasks: OpTask[];
-  constructor(tasks: OpTask[]) {
-    this.tasks = tasks;
-  }
-  get done(): boolean {
-    return this.tasks.every((t) => t.done) || this.error !== undefined;
-  }
-  get error(): Error | undefined {
-    return this.tasks.find((t) => t.error)?.error;
-  }
-  start(): void {
-    for (const t of this.tasks) t.start();
-  }
-  advance(): void {}
-  waitingFor(): number[] {
-    return [...new Set(this.tasks.flatMap((t) => t.waitingFor()))].sort((a, b) => a - b);
   }
 }
 

@@ -132,11 +132,6 @@ export class Engine {
     void this.pump();
   }
 
-  /** Whether `task` is still being driven in the background. */
-  isActive(task: Task): boolean {
-    return this.active.some((a) => a.task === task);
-  }
-
   /** Drive background tasks from the event loop until none is left. */
   private async pump(): Promise<void> {
     if (this.pumping) return;

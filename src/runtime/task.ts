@@ -1,9 +1,10 @@
 /**
- * Tasks: the unit the progress engine drives. A schedule execution, a point-to-point
- * operation, a shared-memory fast path or a sequence of those all expose the same
- * small interface: start, advance after transport progress, done/error, and who is
- * still being waited for (for timeout reports).
+ * Tasks: the unit the progress engine drives. A schedule execution, posted
+ * point-to-point operations or a sequence of those all expose the same small
+ * interface: start, advance after transport progress, done/error, and who is still
+ * being waited for (for timeout reports).
  */
+import type { RecvOp, SendOp } from '../transport/types.js';
 
 export interface Task {
   readonly done: boolean;
@@ -64,21 +65,45 @@ export class Sequence implements Task {
   }
 }
 
-/** A task that is complete as soon as it starts (local work only). */
-export class Immediate implements Task {
-  done = false;
-  error: Error | undefined = undefined;
-  constructor(private readonly work: () => void) {}
+/** A single posted send or receive as a task. */
+export class OpTask implements Task {
+  op: SendOp | RecvOp | undefined;
+  constructor(
+    private readonly post: () => SendOp | RecvOp,
+    private readonly peers: readonly number[],
+  ) {}
+  get done(): boolean {
+    return this.op?.done ?? false;
+  }
+  get error(): Error | undefined {
+    return this.op?.error;
+  }
   start(): void {
-    try {
-      this.work();
-    } catch (e) {
-      this.error = e as Error;
-    }
-    this.done = true;
+    this.op = this.post();
   }
   advance(): void {}
   waitingFor(): number[] {
-    return [];
+    return this.done ? [] : [...this.peers];
+  }
+}
+
+/** Several posted operations; done when all are. */
+export class OpsTask implements Task {
+  private readonly tasks: OpTask[];
+  constructor(tasks: OpTask[]) {
+    this.tasks = tasks;
+  }
+  get done(): boolean {
+    return this.tasks.every((t) => t.done) || this.error !== undefined;
+  }
+  get error(): Error | undefined {
+    return this.tasks.find((t) => t.error)?.error;
+  }
+  start(): void {
+    for (const t of this.tasks) t.start();
+  }
+  advance(): void {}
+  waitingFor(): number[] {
+    return [...new Set(this.tasks.flatMap((t) => t.waitingFor()))].sort((a, b) => a - b);
   }
 }
