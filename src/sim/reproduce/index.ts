@@ -40,13 +40,16 @@ export function simSeeds(): SimSeedId[] {
   return SIM_SEEDS.filter((s) => SEEDS[s] !== undefined);
 }
 
-export function reproduceSim(seeds: readonly SimSeedId[], o: SimReproduceOptions = {}): SeedReproduction[] {
-  const out: SeedReproduction[] = [];
+/** Run the seeds' simulator checks; each result carries its wall time in seconds. */
+export function reproduceSim(seeds: readonly SimSeedId[], o: SimReproduceOptions = {}): (SeedReproduction & { readonly seconds: number })[] {
+  const out: (SeedReproduction & { readonly seconds: number })[] = [];
   for (const s of seeds) {
     const fn = SEEDS[s];
     if (!fn) throw new ArgumentError(`no simulator checks for seed ${s}`, `seeds with simulator checks: ${simSeeds().join(', ')}`);
     o.onSeed?.(s);
-    out.push(fn(o));
+    const t0 = performance.now();
+    const r = fn(o);
+    out.push({ ...r, seconds: (performance.now() - t0) / 1000 });
   }
   return out;
 }
