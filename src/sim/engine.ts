@@ -117,6 +117,8 @@ export interface TrafficConfig {
   readonly window: number;
   /** s: traffic starts this long before the collective. */
   readonly warmup: number;
+  /** Wormhole only: NIC thread time per background packet received (s). */
+  readonly nicPerPacket?: number;
 }
 
 export interface EngineConfig {
@@ -398,6 +400,14 @@ export class Engine implements WormholeHost {
   pushHw(t: number, a: number, b: number): void {
     this.collPending++;
     this.q.push(t, EV_HW, a, b);
+  }
+
+  /** A background packet's tail reaches `node` at t: its NIC thread spends the configured time on it. */
+  wormBackgroundArrived(node: number, t: number): void {
+    const c = this.cfg.traffic?.nicPerPacket ?? 0;
+    if (c <= 0) return;
+    const f = this.nicFree[node];
+    this.nicFree[node] = (f > t ? f : t) + c;
   }
 
   /** Collective work held in the wormhole network (see WormholeHost). */

@@ -36,6 +36,12 @@ export interface TrafficSpec {
   readonly window?: number;
   /** s of traffic before the collective starts (default 100 µs). */
   readonly warmup?: number;
+  /**
+   * Wormhole flow control only: s of the receiving NIC's thread processor taken by
+   * each background packet (default 0). Not in any seed: a sensitivity knob for what
+   * slows NIC-run software collectives under load (docs/simulator.md).
+   */
+  readonly nicPerPacket?: number;
 }
 
 export interface SimOptions {
@@ -331,6 +337,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
           overhead: m.network.packetOverhead ?? 0,
           window: tr.window ?? 2,
           warmup: tr.warmup ?? 100e-6,
+          nicPerPacket: tr.nicPerPacket ?? 0,
         }
       : undefined,
     seed,

@@ -58,6 +58,8 @@ export interface WormholeHost {
    * bytes·β_eff parts (the rest since it entered the network is queueing).
    */
   wormMessageArrived(m: number, tail: number, latency: number, transfer: number): void;
+  /** A background packet's tail reaches node `node` at t (NIC-side costs, if any). */
+  wormBackgroundArrived(node: number, t: number): void;
   /** Collective work that is waiting in the network (keeps the run from ending / detects no deadlock). */
   holdPending(delta: number): void;
 }
@@ -340,7 +342,8 @@ export class Wormhole {
     const tail = x + D + lat;
     const release = tail + this.ackT + (nh + 1) * lat;
     this.host.q.push(release, EV_RELEASE, w, 0);
-    if (this.wKind[w] === W_COLL) {
+    if (this.wKind[w] === W_BG) this.host.wormBackgroundArrived(this.wDst[w], tail);
+    else {
       const m = this.wMsg[w];
       if (tail > this.mTail[m]) this.mTail[m] = tail;
       if (--this.mLeft[m] === 0) {
