@@ -43,11 +43,14 @@ export class Engine {
   /** Microseconds of idle polling before parking. */
   spinUs: number;
   private readonly active: Active[] = [];
+  private budgetUs: number;
+  private waits = 0;
   private pumping = false;
 
   constructor(ep: ShmEndpoint, spinUs: number) {
     this.ep = ep;
     this.spinUs = spinUs;
+    this.budgetUs = spinUs;
   }
 
   /** Poll the transport once and advance background tasks; true if the transport moved. */
@@ -81,6 +84,8 @@ export class Engine {
   wait(task: Task, info: WaitInfo): void {
     let idle = 0;
     let since = 0;
+    let parked = false;
+    const budget = this.spinBudget();
     while (!task.done) {
       const moved = this.progress();
       task.advance();
@@ -90,16 +95,18 @@ export class Engine {
         since = 0;
         continue;
       }
-      if (!this.spinDone(++idle, since)) {
+      if (!this.spinDone(++idle, since, budget)) {
         if (since === 0 && idle >= SPIN_CHECK) since = performance.now();
         continue;
       }
       idle = 0;
       since = 0;
+      parked = true;
       const now = performance.now();
       this.check(task, info, now);
       this.ep.park(Math.min(info.deadline - now, PARK_MS));
     }
+    this.spinOutcome(parked);
     if (task.error) throw task.error;
   }
 
@@ -108,10 +115,26 @@ export class Engine {
    * unconditionally), spinning since `since` (performance.now(), 0 = not yet timed),
    * should stop polling and park. The clock is read every SPIN_CHECK polls.
    */
-  spinDone(idle: number, since: number): boolean {
+  spinDone(idle: number, since: number, budgetUs: number): boolean {
     if (idle < SPIN_CHECK || idle % SPIN_CHECK !== 0) return false;
-    if (since === 0) return this.spinUs <= 0;
-    return (performance.now() - since) * 1000 >= this.spinUs;
+    if (since === 0) return budgetUs <= 0;
+    return (performance.now() - since) * 1000 >= budgetUs;
+  }
+
+  /**
+   * Spin budget for the next wait (µs). Waits that had to park shrink it fourfold,
+   * a wait that ended while polling restores it, and every 16th wait probes with the
+   * full budget. A rank whose partner keeps not running concurrently (it shares the
+   * core with it, or with other work) stops burning the slice the partner needs and
+   * hands the core over at once; when the contention ends a probe finds out.
+   */
+  spinBudget(): number {
+    return (++this.waits & 15) === 0 ? this.spinUs : this.budgetUs;
+  }
+
+  /** Record how a wait ended (see spinBudget). */
+  spinOutcome(parked: boolean): void {
+    this.budgetUs = parked ? this.budgetUs / 4 : this.spinUs;
   }
 
   /** Throw when the job aborts or the deadline has passed. */

@@ -228,26 +228,30 @@ export class ShmCollectives {
   private awaitPeer(word: number, target: number, seq: number, timeoutMs: number): void {
     const i32 = this.i32;
     const engine = this.engine;
-    const parked = this.base + RANKS + this.rank * 16;
+    const flag = this.base + RANKS + this.rank * 16;
     let deadline = 0;
     let spins = 0;
     let since = 0;
+    let parked = false;
+    const budget = engine.spinBudget();
     while (Atomics.load(i32, word) !== target) {
-      if (!engine.spinDone(++spins, since)) {
+      if (!engine.spinDone(++spins, since, budget)) {
         if ((spins & 1023) === 0) engine.progress();
         if (since === 0 && spins >= SPIN_CHECK) since = performance.now();
         continue;
       }
       spins = 0;
       since = 0;
+      parked = true;
       deadline = this.check(deadline, seq, timeoutMs, () => (Atomics.load(i32, word) === target ? [] : [1 - this.rank]));
-      Atomics.store(i32, parked, 1);
+      Atomics.store(i32, flag, 1);
       const v = Atomics.load(i32, word);
       const r = v !== target ? Atomics.wait(i32, word, v, Math.min(deadline - performance.now(), 20)) : 'not-equal';
-      Atomics.store(i32, parked, 0);
+      Atomics.store(i32, flag, 0);
       // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
       if (r === 'timed-out') engine.progress();
     }
+    engine.spinOutcome(parked);
   }
 
   /** More ranks: wait for the generation (spin, then park on it with the others). */
@@ -258,14 +262,17 @@ export class ShmCollectives {
     let deadline = 0;
     let spins = 0;
     let since = 0;
+    let parked = false;
+    const budget = engine.spinBudget();
     while (((Atomics.load(i32, gen) - target) | 0) < 0) {
-      if (!engine.spinDone(++spins, since)) {
+      if (!engine.spinDone(++spins, since, budget)) {
         if ((spins & 1023) === 0) engine.progress();
         if (since === 0 && spins >= SPIN_CHECK) since = performance.now();
         continue;
       }
       spins = 0;
       since = 0;
+      parked = true;
       deadline = this.check(deadline, seq, timeoutMs, () => this.missing(ph, target));
       Atomics.add(i32, this.base + SLEEPERS, 1);
       const g = Atomics.load(i32, gen);
@@ -274,6 +281,7 @@ export class ShmCollectives {
       // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
       if (r === 'timed-out') engine.progress();
     }
+    engine.spinOutcome(parked);
   }
 
   /**
