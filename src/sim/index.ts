@@ -12,3 +12,5 @@ export { Engine, type EngineConfig, type EngineResult, type TimelineRecord, type
 export * from './machine-file.js';
 export * from './timeline.js';
 export { testjigSchedule } from './testjig.js';
+export { Wormhole, type WormholeSpec } from './wormhole.js';
+export { reproduceSim, simSeeds, SIM_SEEDS, type SimSeedId, type SimCheck, type SeedReproduction, type Basis } from './reproduce/index.js';
