@@ -243,7 +243,7 @@ export function seed000(o: Seed000Options = {}): SeedReproduction {
     plots.push({
       name: 'seed000-fig5.6-latency-vs-processors',
       svg: lineChartSvg({
-        title: 'Seed 000 Fig. 5.6 (simulated): 1-element reduce on ALC, NIC 4-nomial vs host (+ hw broadcast)',
+        title: 'Seed 000 Fig. 5.6 (simulated): 1-element reduce on ALC, NIC 4-nomial (+ hw barrier) vs host (+ hw broadcast); host int32 = float64',
         x: { label: 'processors', log: true },
         y: { label: 'mean latency (µs)', log: true },
         series,
