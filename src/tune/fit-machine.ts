@@ -1,21 +1,25 @@
 /**
  * `coll fit`: measure this machine and write its parameter set (a Machine JSON file).
  *
- * Measured in-process today: reduction throughput per (operator, datatype) with the
- * real kernels of src/core (γ per pair and a c(op, n) table like seed 000 Table 4.3)
- * and the memory copy rate (copyPerByte).
+ * In-process: reduction throughput per (operator, datatype) with the real kernels of
+ * src/core (γ per pair and a c(op, n) table like seed 000 Table 4.3) and the memory
+ * copy rate (copyPerByte).
  *
- * Hooks for measurements over the runtime (src/runtime, being built): ping-pong per
- * link class (thread↔thread in a node → intra α, β; process↔process over TCP →
- * inter α, β), the seed 000 serial-reduction testjig (L, r, c, C) and the seed 004
- * NBL testjig (f(L)). Each hook returns measured seconds; `runFit` fits them with the
- * least-squares fits of fit.ts. Without a hook the corresponding values are written
- * as clearly marked assumptions ("assumed: not measured, ... hook missing").
+ * Over the runtime, through FitHooks (runtime-hooks.ts runs the jigs of ./jigs as
+ * jobs): ping-pong per link class (thread↔thread in a node → intra α, β;
+ * process↔process over TCP → inter α, β), the seed 000 serial-reduction testjig
+ * (r, c per series, C + L; L = intra α) and the seed 004 NBL testjig (f(L), between
+ * nodes into the machine, within a node reported). Each hook returns measured
+ * seconds; `runFit` fits them by least squares (fit.ts) and records every value's
+ * source as "measured on <host> <date> by coll fit". Without a hook, or when a fit
+ * is below the noise, the value is written as a marked assumption or left out, and
+ * the reason is listed in `missing`.
  */
 import { cpus, hostname } from 'node:os';
 import { BUILTIN_OP_NAMES, SCALAR_TYPE_NAMES } from '../core/index.js';
 import type { Machine } from '../model/machine.js';
-import { fitPingPong, fitReduceThroughput, fitSerialReduction, fitTestjig, type PingPongFit, type ReduceFit, type SerialReductionFit, type TestjigFit } from './fit.js';
+import { fitPingPong, fitReduceThroughput, fitSerialReduction, fitTestjig, type PingPongFit, type ReduceFit, type Sample, type SerialPoint, type SerialReductionFit, type TestjigFit, type TestjigPoint } from './fit.js';
+import { fitPlan, NOP_SERIES, type FitPlan } from './fit-plan.js';
 import { measureCopy, measureReduce, supportedPairs, type TimingOptions } from './measure.js';
 
 export interface FitHooks {
@@ -25,8 +29,10 @@ export interface FitHooks {
   pingPongInter?: (bytes: number) => Promise<number>;
   /** Seconds of a serial reduction over P ranks (seed 000 §3.2.1) of `count` elements. */
   serialReduction?: (P: number, op: string, dtype: string, count: number) => Promise<number>;
-  /** Seconds for the NBL testjig: one rank with L active links, blocks of S elements. */
+  /** Seconds per step of the NBL testjig between node processes: L active links, blocks of S doubles. */
   nblTestjig?: (L: number, S: number) => Promise<number>;
+  /** The same within one node (threads); reported, not written into the machine. */
+  nblTestjigIntra?: (L: number, S: number) => Promise<number>;
 }
 
 export interface FitOptions {
@@ -37,6 +43,8 @@ export interface FitOptions {
   counts?: readonly number[];
   timing?: TimingOptions;
   hooks?: FitHooks;
+  /** What the hooks measure (sizes, process counts, series, repetitions); default the full plan. */
+  plan?: FitPlan;
   /** Progress display: step i of n, and what was just measured. */
   progress?: (i: number, n: number, what: string) => void;
 }
@@ -45,15 +53,18 @@ export interface FitReport {
   readonly machine: Machine;
   readonly reduce: Readonly<Record<string, ReduceFit>>;
   readonly copy: ReduceFit;
-  readonly intra?: PingPongFit;
-  readonly inter?: PingPongFit;
+  /** Ping-pong fits with their one-way samples. */
+  readonly intra?: PingPongFit & { readonly samples: readonly Sample[] };
+  readonly inter?: PingPongFit & { readonly samples: readonly Sample[] };
   readonly serial?: SerialReductionFit;
-  readonly testjig?: TestjigFit;
+  readonly serialSamples?: Readonly<Record<string, readonly SerialPoint[]>>;
+  /** NBL testjig between node processes (goes into the machine) and within a node (reported). */
+  readonly testjig?: { readonly fit: TestjigFit; readonly points: readonly TestjigPoint[] };
+  readonly testjigIntra?: { readonly fit: TestjigFit; readonly points: readonly TestjigPoint[] };
   /** What could not be measured and why. */
   readonly missing: readonly string[];
 }
 
-const PING_SIZES = [0, 64, 1024, 8192, 65536, 262144];
 const COPY_SIZES = [64, 1024, 16384, 262144, 1 << 22];
 
 export async function runFit(o: FitOptions = {}): Promise<FitReport> {
@@ -62,11 +73,12 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
   const counts = o.counts ?? [1, 8, 64, 512, 4096, 32768];
   const pairs = supportedPairs(ops, dtypes);
   const hooks = o.hooks ?? {};
-  const total = pairs.length + 1 + (hooks.pingPongIntra ? 1 : 0) + (hooks.pingPongInter ? 1 : 0) + (hooks.serialReduction ? 1 : 0) + (hooks.nblTestjig ? 1 : 0);
+  const plan = o.plan ?? fitPlan(false);
+  const total = pairs.length + 1 + [hooks.pingPongIntra, hooks.pingPongInter, hooks.serialReduction, hooks.nblTestjig, hooks.nblTestjigIntra].filter(Boolean).length;
   let step = 0;
   const tick = (what: string): void => o.progress?.(++step, total, what);
   const when = new Date().toISOString();
-  const M = `measured: coll fit ${when} on ${hostname()} (node ${process.version})`;
+  const M = `measured on ${hostname()} ${when} by coll fit (node ${process.version})`;
   const sources: Record<string, string> = {};
   const missing: string[] = [];
 
@@ -93,17 +105,18 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
   sources.copyPerByte = `${M}: slope of memcpy timings, ${COPY_SIZES.length} sizes (rms residual ${copy.fit.rms.toExponential(2)} s)`;
   tick(`copy: ${(1 / copyPerByte / 1e9).toFixed(2)} GB/s`);
 
-  // Link classes through the runtime hooks.
-  const ping = async (h: (b: number) => Promise<number>): Promise<PingPongFit> => {
-    const s = [];
-    for (const b of PING_SIZES) s.push({ x: b, seconds: await h(b) });
-    return fitPingPong(s);
+  // Link classes through the runtime hooks (one-way times, relative least squares).
+  const ping = async (h: (b: number) => Promise<number>): Promise<PingPongFit & { samples: Sample[] }> => {
+    const samples: Sample[] = [];
+    for (const b of plan.pingSizes) samples.push({ x: b, seconds: await h(b) });
+    return { ...fitPingPong(samples, { relative: true }), samples };
   };
-  let intra: PingPongFit | undefined;
-  let inter: PingPongFit | undefined;
+  const sizesText = `${plan.pingSizes.length} sizes ${plan.pingSizes[0]} B … ${plan.pingSizes[plan.pingSizes.length - 1]} B, half the median round trip`;
+  let intra: (PingPongFit & { samples: Sample[] }) | undefined;
+  let inter: (PingPongFit & { samples: Sample[] }) | undefined;
   if (hooks.pingPongIntra) {
     intra = await ping(hooks.pingPongIntra);
-    sources.intra = `${M}: ping-pong thread↔thread, ${PING_SIZES.length} sizes (rms ${intra.fit.rms.toExponential(2)} s)`;
+    sources.intra = `${M}: ping-pong thread↔thread in one node, ${sizesText}; relative least squares (rms residual ${intra.fit.rms.toExponential(2)} s, largest ${(intra.fit.maxRelResidual * 100).toFixed(0)}%)`;
     tick(`ping-pong intra: α ${(intra.alpha * 1e6).toFixed(2)} µs, ${(1 / intra.beta / 1e9).toFixed(2)} GB/s`);
   } else {
     missing.push('intra-node α, β: no runtime ping-pong hook (thread↔thread) yet');
@@ -112,7 +125,7 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
   }
   if (hooks.pingPongInter) {
     inter = await ping(hooks.pingPongInter);
-    sources.inter = `${M}: ping-pong process↔process over TCP, ${PING_SIZES.length} sizes (rms ${inter.fit.rms.toExponential(2)} s)`;
+    sources.inter = `${M}: ping-pong process↔process over TCP (loopback), ${sizesText}; relative least squares (rms residual ${inter.fit.rms.toExponential(2)} s, largest ${(inter.fit.maxRelResidual * 100).toFixed(0)}%)`;
     tick(`ping-pong inter: α ${(inter.alpha * 1e6).toFixed(2)} µs, ${(1 / inter.beta / 1e9).toFixed(2)} GB/s`);
   } else {
     missing.push('inter-node α, β: no runtime ping-pong hook (processes over TCP) yet');
@@ -120,32 +133,62 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
     sources['inter.beta'] = 'assumed: 1 GB/s TCP loopback; not measured (runtime ping-pong hook missing)';
   }
   let serial: SerialReductionFit | undefined;
+  let serialSamples: Record<string, SerialPoint[]> | undefined;
   let lrc: Machine['lrc'];
   if (hooks.serialReduction) {
-    const series: Record<string, { P: number; seconds: number }[]> = { noop: [], 'sum/float64/1': [] };
-    for (let P = 2; P <= 8; P++) {
-      series.noop.push({ P, seconds: await hooks.serialReduction(P, 'noop', 'float64', 1) });
-      series['sum/float64/1'].push({ P, seconds: await hooks.serialReduction(P, 'sum', 'float64', 1) });
+    const series: Record<string, SerialPoint[]> = {};
+    for (const key of plan.serialSeries) {
+      const [op, dtype, count] = key.split('/');
+      series[key] = [];
+      for (const P of plan.serialProcs) series[key].push({ P, seconds: await hooks.serialReduction(P, op, dtype, Number(count)) });
     }
-    serial = fitSerialReduction(series, 'noop');
-    const L = inter?.alpha ?? intra?.alpha ?? 0;
-    lrc = { L, r: serial.r, C: Math.max(0, serial.CplusL.noop - L) };
-    sources.lrc = `${M}: serial-reduction testjig (seed 000 §3.2.1), P = 2..8; L from ping-pong, C = intercept − L`;
-    tick(`serial reduction: r ${(serial.r * 1e6).toFixed(2)} µs, C+L ${(serial.CplusL.noop * 1e6).toFixed(2)} µs`);
+    serialSamples = series;
+    serial = fitSerialReduction(series, NOP_SERIES);
+    // The jig runs its ranks as threads of one node: L is the intra-node latency.
+    const L = intra?.alpha ?? inter?.alpha ?? 0;
+    const C = serial.CplusL[NOP_SERIES] - L;
+    const nop = serial.fits[NOP_SERIES];
+    const what = `serial-reduction testjig (seed 000 §3.2.1), P = ${plan.serialProcs.join(',')} ranks on one node, median of ${plan.serialReps}`;
+    if (serial.r > 0 && L >= 0) {
+      lrc = { L: Math.max(0, L), r: serial.r, C: Math.max(0, C) };
+      sources['lrc.r'] = `${M}: ${what}; slope of the NOP series (rms residual ${nop.rms.toExponential(2)} s, R² ${nop.r2.toFixed(3)})`;
+      sources['lrc.L'] = intra ? `${M}: = intra α (ping-pong thread↔thread)` : 'assumed: no ping-pong measurement';
+      sources['lrc.C'] = `${M}: NOP intercept at P = 1 minus L${C < 0 ? ` (came out ${(C * 1e6).toFixed(2)} µs, clamped to 0)` : ''}`;
+    } else {
+      missing.push(`seed 000 L, r, C: the NOP series slope came out ${(serial.r * 1e6).toFixed(2)} µs per rank (noise above the signal); not written`);
+    }
+    tick(`serial reduction: r ${(serial.r * 1e6).toFixed(2)} µs, C+L ${(serial.CplusL[NOP_SERIES] * 1e6).toFixed(2)} µs`);
   } else {
     missing.push('seed 000 L, r, c, C: no runtime serial-reduction hook yet');
   }
-  let testjig: TestjigFit | undefined;
+  const jig = async (h: (L: number, S: number) => Promise<number>): Promise<{ fit: TestjigFit; points: TestjigPoint[] }> => {
+    const points: TestjigPoint[] = [];
+    for (const L of plan.nblLinks) for (const S of plan.nblSizes) points.push({ L, S, seconds: await h(L, S) });
+    return { fit: fitTestjig(points), points };
+  };
+  let testjig: { fit: TestjigFit; points: TestjigPoint[] } | undefined;
+  let testjigIntra: { fit: TestjigFit; points: TestjigPoint[] } | undefined;
   let nbl: Machine['nbl'];
+  const fText = (f: Readonly<Record<number, number>>): string => plan.nblLinks.map((L) => `f(${L}) ${f[L]?.toFixed(2)}`).join(', ');
+  const jigWhat = `NBL testjig (seed 004 Table 1 design: L = ${plan.nblLinks.join(',')}, S = ${plan.nblSizes.join(',')} doubles)`;
   if (hooks.nblTestjig) {
-    const pts = [];
-    for (const L of [1, 2, 4, 6]) for (const S of [64, 256, 1024, 4096]) pts.push({ L, S, seconds: await hooks.nblTestjig(L, S) });
-    testjig = fitTestjig(pts);
-    nbl = { f: { table: testjig.f, source: `${M}: NBL testjig (seed 004 Table 1 design)` } };
-    sources.nbl = `${M}: NBL testjig slopes, f(L) = b_L / b_1`;
-    tick(`NBL testjig: f(2) ${testjig.f[2]?.toFixed(2)}, f(4) ${testjig.f[4]?.toFixed(2)}, f(6) ${testjig.f[6]?.toFixed(2)}`);
+    testjig = await jig(hooks.nblTestjig);
+    const f = testjig.fit.f;
+    const ok = plan.nblLinks.every((L) => f[L] > 0 && Number.isFinite(f[L]));
+    if (ok) {
+      nbl = { f: { table: f, source: `${M}: ${jigWhat} between node processes; f(L) = b_L / b_1 (least-squares slopes)` } };
+      sources.nbl = `${M}: ${jigWhat} between node processes (TCP); f(L) = b_L / b_1, slopes of T_L(S) by least squares`;
+    } else {
+      missing.push(`NBL f(L) between nodes: slopes not all positive (${fText(f)}): block-size effect below the noise; not written`);
+    }
+    tick(`NBL testjig between nodes: ${fText(f)}`);
   } else {
     missing.push('NBL f(L): no runtime testjig hook yet');
+  }
+  if (hooks.nblTestjigIntra) {
+    testjigIntra = await jig(hooks.nblTestjigIntra);
+    sources['nblIntra'] = `${M}: ${jigWhat} within one node (threads): ${fText(testjigIntra.fit.f)} (reported only; the machine file has one f(L), taken between nodes)`;
+    tick(`NBL testjig within a node: ${fText(testjigIntra.fit.f)}`);
   }
 
   const gamma = gammaBy['sum/float64'] ?? Object.values(gammaBy)[0] ?? 0;
@@ -169,5 +212,5 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
     ...(nbl ? { nbl } : {}),
     ppn: cpus().length,
   };
-  return { machine, reduce, copy, intra, inter, serial, testjig, missing };
+  return { machine, reduce, copy, intra, inter, serial, serialSamples, testjig, testjigIntra, missing };
 }

@@ -17,7 +17,7 @@
  */
 import { ArgumentError } from '../core/errors.js';
 import { ceilLogF, floorLog } from '../model/lrc.js';
-import { fitLine, leastSquares, type LinearFit } from './lsq.js';
+import { fitLine, fitLineWeighted, leastSquares, type LinearFit } from './lsq.js';
 
 export interface Sample {
   readonly x: number;
@@ -30,12 +30,15 @@ export interface PingPongFit {
   readonly fit: LinearFit;
 }
 
-/** α, β from one-way times of messages of `x` bytes. */
-export function fitPingPong(samples: readonly Sample[]): PingPongFit {
-  const f = fitLine(
-    samples.map((s) => s.x),
-    samples.map((s) => s.seconds),
-  );
+/**
+ * α, β from one-way times of messages of `x` bytes. `relative` fits relative errors
+ * (weights 1/t), which keeps α meaningful when the sweep spans 0 B … MiB: in an
+ * ordinary fit the large messages' absolute noise swamps the latency.
+ */
+export function fitPingPong(samples: readonly Sample[], o: { relative?: boolean } = {}): PingPongFit {
+  const x = samples.map((s) => s.x);
+  const y = samples.map((s) => s.seconds);
+  const f = o.relative ? fitLineWeighted(x, y, y.map((t) => 1 / Math.max(t, 1e-12))) : fitLine(x, y);
   return { alpha: f.intercept, beta: f.slope, fit: f };
 }
 

@@ -78,3 +78,28 @@ export function fitLine(x: readonly number[], y: readonly number[]): LinearFit &
   );
   return { ...f, intercept: f.coef[0], slope: f.coef[1] };
 }
+
+/**
+ * Fit y = a + b·x minimising Σ (w_i·(y_i − a − b·x_i))². With w = 1/y this is a fit
+ * of relative errors, so small times (latency) weigh as much as large ones
+ * (bandwidth). Residuals, RMS and R² are reported in the units of y.
+ */
+export function fitLineWeighted(x: readonly number[], y: readonly number[], w: readonly number[]): LinearFit & { intercept: number; slope: number } {
+  if (w.length !== y.length) throw new ArgumentError(`weighted fit: ${y.length} observations but ${w.length} weights`);
+  const f = leastSquares(
+    x.map((v, i) => [w[i], w[i] * v]),
+    y.map((v, i) => w[i] * v),
+  );
+  const [a, b] = f.coef;
+  const residuals = y.map((v, i) => v - a - b * x[i]);
+  const m = y.length;
+  const rms = Math.sqrt(residuals.reduce((s, r) => s + r * r, 0) / m);
+  const mean = y.reduce((s, v) => s + v, 0) / m;
+  const ssTot = y.reduce((s, v) => s + (v - mean) ** 2, 0);
+  const ssRes = residuals.reduce((s, r) => s + r * r, 0);
+  let maxRel = 0;
+  residuals.forEach((r, i) => {
+    if (y[i] !== 0) maxRel = Math.max(maxRel, Math.abs(r / y[i]));
+  });
+  return { coef: f.coef, residuals, rms, maxRelResidual: maxRel, r2: ssTot > 0 ? 1 - ssRes / ssTot : NaN, intercept: a, slope: b };
+}

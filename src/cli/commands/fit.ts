@@ -1,39 +1,54 @@
 /**
- * `coll fit [--out machine.json] [--name N] [--quick]`: measure this machine (reduce
- * kernels per operator/datatype, memory copies; the runtime ping-pong and testjig
- * hooks when they exist) with a progress display, print the fits with their
- * residuals, and write the machine parameter file the models load with --machine.
+ * `coll fit [--out machine.json] [--name N] [--quick] [--kernels-only]`: measure
+ * this machine — reduce kernels per operator/datatype and memory copies in-process,
+ * then ping-pong per link class, the seed 000 serial-reduction testjig and the
+ * seed 004 NBL testjig as runtime jobs — with a progress display on stderr, print
+ * the least-squares fits with their residuals, and write the machine parameter file
+ * the models load with --machine.
  */
 import { SCALAR_TYPE_NAMES } from '../../core/index.js';
 import { saveMachineFile } from '../../model/machines/load.js';
+import type { LinearFit } from '../../tune/lsq.js';
 import { runFit } from '../../tune/fit-machine.js';
+import { fitPlan } from '../../tune/fit-plan.js';
+import { runtimeHooks } from '../../tune/runtime-hooks.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'out', alias: 'o', type: 'string', description: 'write the machine JSON here (default machine.json)' },
   { name: 'name', type: 'string', description: 'machine name in the file (default local)' },
-  { name: 'quick', type: 'boolean', description: 'fewer operators/datatypes and shorter samples (a few seconds)' },
+  { name: 'quick', type: 'boolean', description: 'fewer operators/datatypes, series and repetitions (under a minute)' },
+  { name: 'kernels-only', type: 'boolean', description: 'skip the runtime jobs (link values written as marked assumptions)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
+const us = (s: number): string => `${(s * 1e6).toFixed(2)} µs`;
+const resid = (f: LinearFit): string => `rms residual ${us(f.rms)}, largest ${(f.maxRelResidual * 100).toFixed(0)}%, R² ${f.r2.toFixed(3)}`;
+
 export const fitCommand: Command = {
   name: 'fit',
-  summary: 'measure this machine (reduce kernels, memcpy; runtime ping-pong when available) and write a machine file',
+  summary: 'measure this machine (kernels, memcpy, ping-pong per link class, seed 000/004 testjigs) and write a machine file',
   async run(argv) {
     const args = parseArgs(argv, OPTIONS);
     if (opt(args, 'help')) {
-      console.log(helpText('coll fit [--out machine.json] [--name N] [--quick]', OPTIONS));
+      console.log(helpText('coll fit [--out machine.json] [--name N] [--quick] [--kernels-only]', OPTIONS));
       return 0;
     }
     const quick = opt<boolean>(args, 'quick') ?? false;
     const tty = process.stderr.isTTY;
+    const started = Date.now();
+    const stamp = (): string => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s`;
+    const plan = fitPlan(quick);
+    const hooks = opt<boolean>(args, 'kernels-only') ? undefined : runtimeHooks(plan, { onJob: (what) => process.stderr.write(`${tty ? '\r'.padEnd(80) + '\r' : ''}${stamp()} job: ${what}\n`) });
     const report = await runFit({
       name: opt<string>(args, 'name'),
       ...(quick ? { ops: ['sum', 'max', 'noop'], dtypes: ['float64', 'float32', 'int32', 'int64'], timing: { minSeconds: 5e-4, trials: 2 } } : { dtypes: SCALAR_TYPE_NAMES }),
+      plan,
+      hooks,
       progress: (i, n, what) => {
-        const msg = `[${String(i).padStart(String(n).length)}/${n}] ${what}`;
-        if (tty) process.stderr.write(`\r${msg.padEnd(78).slice(0, 78)}${i === n ? '\n' : ''}`);
+        const msg = `${stamp()} [${String(i).padStart(String(n).length)}/${n}] ${what}`;
+        if (tty) process.stderr.write(`\r${msg.padEnd(79).slice(0, 79)}${i === n ? '\n' : ''}`);
         else process.stderr.write(`${msg}\n`);
       },
     });
@@ -44,13 +59,31 @@ export const fitCommand: Command = {
     for (const [k, f] of Object.entries(report.reduce)) {
       console.log(`    ${k.padEnd(16)} ${(f.gamma * 1e9).toFixed(3).padStart(8)} ns  ${(f.overhead * 1e9).toFixed(0).padStart(6)} ns  R² ${f.fit.r2.toFixed(4)}  ${(f.fit.maxRelResidual * 100).toFixed(0)}%`);
     }
+    for (const [label, pp] of [['intra (thread↔thread)', report.intra], ['inter (process↔process, TCP)', report.inter]] as const) {
+      if (!pp) continue;
+      console.log(`  ${label}: α ${us(pp.alpha)}, β ${(pp.beta * 1e9).toFixed(4)} ns/B (${(1 / pp.beta / 1e9).toFixed(2)} GB/s); ${resid(pp.fit)}`);
+      console.log(`    one-way: ${pp.samples.map((s, i) => `${s.x} B ${us(s.seconds)} (${pp.fit.residuals[i] >= 0 ? '+' : ''}${us(pp.fit.residuals[i])})`).join(', ')}`);
+    }
+    if (report.serial) {
+      const s = report.serial;
+      console.log(`  serial reduction (seed 000 §3.2.1): r ${us(s.r)}${m.lrc ? `, L ${us(m.lrc.L)}, C ${us(m.lrc.C)}` : ''}`);
+      for (const [k, f] of Object.entries(s.fits)) {
+        console.log(`    ${k.padEnd(18)} slope ${us(s.r + s.c[k]).padStart(11)}  c ${us(s.c[k]).padStart(11)}  C+L ${us(s.CplusL[k]).padStart(11)}  ${resid(f)}`);
+      }
+    }
+    for (const [label, tj] of [['between nodes', report.testjig], ['within a node', report.testjigIntra]] as const) {
+      if (!tj) continue;
+      console.log(`  NBL testjig ${label}: ${Object.entries(tj.fit.f).map(([L, f]) => `f(${L}) ${f.toFixed(2)}`).join(', ')}`);
+      for (const [L, f] of Object.entries(tj.fit.fits)) console.log(`    L = ${L}: T = ${us(f.intercept)} + ${(f.slope * 1e9).toFixed(2)} ns·S; ${resid(f)}`);
+      for (const d of tj.fit.differences) console.log(`    dT(L)/dT(1) from S = ${d.S}: ${Object.entries(d.f).map(([L, f]) => `${L}: ${f.toFixed(2)}`).join(', ')}`);
+    }
     if (report.missing.length) {
-      console.log('  not measured (written as marked assumptions):');
+      console.log('  not measured (written as marked assumptions or left out):');
       for (const x of report.missing) console.log(`    - ${x}`);
     }
     const out = opt<string>(args, 'out') ?? 'machine.json';
     saveMachineFile(out, m);
-    console.log(`wrote ${out} (use: coll model allreduce --machine ${out} ...)`);
+    console.log(`wrote ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s (use: coll model allreduce --machine ${out} ...; coll tune --machine ${out})`);
     return 0;
   },
 };
