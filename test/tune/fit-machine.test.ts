@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { serialReduction } from '../../src/model/lrc.js';
 import { numericPaths, sourceOf, validateMachine } from '../../src/model/machine.js';
+import { getMachine, machineNames } from '../../src/model/machines/index.js';
 import { machineFromJson, machineToJson } from '../../src/model/machines/load.js';
 import { runFit } from '../../src/tune/fit-machine.js';
 import { measureReduce, supportedPairs } from '../../src/tune/measure.js';
@@ -52,5 +53,14 @@ describe('coll fit machinery', () => {
     const f = r.machine.nbl?.f;
     expect(typeof f === 'object' ? f.table[4] : NaN).toBeCloseTo(3, 9);
     expect(() => validateMachine(r.machine)).not.toThrow();
+  });
+
+  it('the committed this-machine preset (a coll fit run) loads with measured link values', () => {
+    expect(machineNames()).toContain('this-machine');
+    const m = getMachine('this-machine');
+    expect(m.intra.alpha).toBeGreaterThan(0);
+    expect(m.inter.beta).toBeGreaterThan(0);
+    expect(sourceOf(m, 'inter.alpha')).toMatch(/^measured on .* by coll fit/);
+    expect(sourceOf(m, 'oSend')).toMatch(/^assumed/);
   });
 });
