@@ -10,6 +10,7 @@
  * algorithm's restrictions for the actual P (a rule tuned at P = 64 may name a
  * power-of-two algorithm for P = 80) and use the algorithm's `fallback` when they fail.
  */
+import { listAlgorithms } from '../algorithms/registry.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ArgumentError } from '../core/errors.js';
 import type { Machine } from '../model/machine.js';
@@ -83,7 +84,10 @@ export function buildDecisionTable(machine: Machine, o: BuildOptions): DecisionT
       const pMax = i + 1 < procs.length ? procs[i + 1] - 1 : null;
       let current: DecisionRule | undefined;
       cBytes.forEach((b, j) => {
-        const r = tune({ collective, P, ppn, bytes: b, datatype, op }, machine, o);
+        // The runtime's communicators have no mesh placement: mesh algorithms would only
+        // ever run as their fallback, so a table for it does not rank them.
+        const algorithms = o.algorithms ?? listAlgorithms(collective).filter((a) => a.topology !== 'mesh').map((a) => a.name);
+        const r = tune({ collective, P, ppn, bytes: b, datatype, op }, machine, { ...o, algorithms });
         done += collective === 'barrier' ? bytes.length : 1;
         const best = r.ranked[0];
         o.progress?.(done, total, `${collective} P=${P} ${b} B → ${best ? best.algorithm : 'none'}`);

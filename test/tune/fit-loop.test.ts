@@ -15,7 +15,8 @@ import { launch } from '../../src/index.js';
 import { saveMachineFile } from '../../src/model/machines/load.js';
 import { selectAlgorithm, setDecisionTable } from '../../src/runtime/selection.js';
 import { flatTopology } from '../../src/schedule/topology.js';
-import { loadDecisionTable, lookupDecision, type DecisionTable } from '../../src/tune/decision.js';
+import { buildDecisionTable, loadDecisionTable, lookupDecision, type DecisionTable } from '../../src/tune/decision.js';
+import { getMachine } from '../../src/model/machines/index.js';
 import { runFit } from '../../src/tune/fit-machine.js';
 import { fitPlan } from '../../src/tune/fit-plan.js';
 
@@ -58,8 +59,7 @@ const query = (collective: 'allreduce' | 'bcast', P: number, bytes: number) =>
 
 /**
  * What the runtime must run for a table rule: its algorithm when its restrictions hold
- * at the call, else the algorithm's declared fallback (the tuner ranks mesh
- * algorithms such as fence on machines without a mesh; the runtime never runs an
+ * at the call, else the algorithm's declared fallback (the runtime never runs an
  * inapplicable one).
  */
 function expected(collective: 'allreduce' | 'bcast', P: number, bytes: number): string {
@@ -129,4 +129,12 @@ describe('fit → tune → runtime selection', () => {
       }
     }
   }, 60_000);
+});
+
+describe('decision tables for the runtime', () => {
+  it('never rank mesh algorithms (runtime communicators have no mesh placement)', () => {
+    const t = buildDecisionTable(getMachine('delta'), { collectives: ['allreduce'], procs: [4, 16, 64], bytes: [8, 8 * 1024, 8 * 100_000] });
+    expect(t.rules.length).toBeGreaterThan(0);
+    for (const r of t.rules) expect(['mesh_tree', 'snake', 'fence']).not.toContain(r.algorithm);
+  });
 });

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Copies the non-TypeScript assets under src/ (JSON data such as measured machine
+// files) into dist/ next to the compiled modules that read them.
+import { cpSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const src = join(root, 'src');
+const dist = join(root, 'dist');
+let copied = 0;
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (name.endsWith('.json')) {
+      cpSync(p, join(dist, relative(src, p)));
+      copied++;
+    }
+  }
+}
+walk(src);
+console.log(`copied ${copied} asset(s) into dist/`);
