@@ -3,7 +3,7 @@
 // files) into dist/ next to the compiled modules that read them.
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
