@@ -12,6 +12,7 @@
 import { datatype, type Datatype, type DatatypeName } from '../core/datatypes.js';
 import { ArgumentError, DeadlockError } from '../core/errors.js';
 import { op as lookupOp, type Op } from '../core/ops.js';
+import { prng } from '../core/random.js';
 import { describeStep, type Region, type Schedule } from '../schedule/types.js';
 
 export interface ExecuteOptions {
@@ -33,17 +34,8 @@ export interface ExecuteResult {
   steps: number;
 }
 
-/** Small seeded PRNG (mulberry32). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator behind random delivery orders (from src/core/random.ts). */
+export { prng };
 
 export function executeSchedule(schedule: Schedule, o: ExecuteOptions): ExecuteResult {
   const type = datatype(o.datatype);

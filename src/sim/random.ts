@@ -3,6 +3,7 @@
  * independent streams (per rank, per node, per run) from one seed, and a small
  * xorshift-multiply generator (mulberry32) for each stream. Never reads the clock.
  */
+import { mulberry32, MULBERRY32_STEP } from '../core/random.js';
 
 /** Mix (seed, stream) into a 32-bit state (splitmix32 finaliser). */
 export function mixSeed(seed: number, stream: number): number {
@@ -14,11 +15,9 @@ export function mixSeed(seed: number, stream: number): number {
 
 /** One step of mulberry32 on a state held by the caller: returns [0, 1) and the next state via `out`. */
 export function nextUniform(state: Uint32Array, i: number): number {
-  const s = (state[i] + 0x6d2b79f5) >>> 0;
+  const s = (state[i] + MULBERRY32_STEP) >>> 0;
   state[i] = s;
-  let t = Math.imul(s ^ (s >>> 15), s | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  return mulberry32(s);
 }
 
 /** A stand-alone generator (for code that is not per-rank hot). */

@@ -173,14 +173,4 @@ export function fitTestjig(points: readonly TestjigPoint[]): TestjigFit {
   return { f, fits, differences };
 }
 
-/** A small deterministic PRNG (mulberry32) for synthetic measurements in tests and demos. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fnomialRefined, serialReduction } from '../../src/model/lrc.js';
 import { TESTJIG_TABLE1, TESTJIG_TABLE1_T, testjigTableF } from '../../src/model/nbl.js';
-import { fitLC, fitPingPong, fitReduceThroughput, fitSerialReduction, fitTestjig, seededRandom } from '../../src/tune/fit.js';
+import { prng as seededRandom } from '../../src/core/random.js';
+import { fitLC, fitPingPong, fitReduceThroughput, fitSerialReduction, fitTestjig } from '../../src/tune/fit.js';
 import { fitLine, leastSquares } from '../../src/tune/lsq.js';
 
 /** Multiplicative noise of ±amp (uniform), deterministic. */

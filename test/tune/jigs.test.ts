@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { serialReduction } from '../../src/model/lrc.js';
-import { fitPingPong, fitSerialReduction, fitTestjig, seededRandom, type SerialPoint } from '../../src/tune/fit.js';
+import { prng as seededRandom } from '../../src/core/random.js';
+import { fitPingPong, fitSerialReduction, fitTestjig, type SerialPoint } from '../../src/tune/fit.js';
 import { NOP_SERIES } from '../../src/tune/fit-plan.js';
 import { JigError, parseJigOutput, type JigRecord } from '../../src/tune/jigs/protocol.js';
 import { runJig } from '../../src/tune/jigs/run.js';

@@ -2,6 +2,7 @@
  * A small seeded pseudo-random generator (mulberry32) for the simulated network and
  * the tests: the same seed gives the same packet fates, so every run is replayable.
  */
+import { mulberry32, MULBERRY32_STEP } from '../../core/random.js';
 export class Prng {
   private state: number;
 
@@ -11,11 +12,8 @@ export class Prng {
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.state = (this.state + MULBERRY32_STEP) >>> 0;
+    return mulberry32(this.state);
   }
 
   /** Uniform integer in [0, n). */
