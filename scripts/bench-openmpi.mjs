@@ -5,6 +5,7 @@
 // Usage: node scripts/bench-openmpi.mjs [repetitions=5] [peer-bench dir]
 // Prints a markdown table (docs/benchmarks.md) and the raw runs as JSON on stderr.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const reps = Number(process.argv[2] ?? 5);
@@ -46,6 +47,25 @@ function runOmpi(args, env) {
   return jsonLines(out);
 }
 
+/** CPU busy fraction over `ms` (Linux /proc/stat), to start runs on a quiet machine. */
+function busy(ms) {
+  const read = () => readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const a = read();
+  execFileSync('sleep', [String(ms / 1000)]);
+  const b = read();
+  const d = b.map((v, i) => v - a[i]);
+  const total = d.reduce((x, y) => x + y, 0);
+  return total > 0 ? 1 - (d[3] + d[4]) / total : 0;
+}
+
+/** Wait (up to a minute) until other work leaves the machine mostly idle. */
+function quiet() {
+  const t0 = Date.now();
+  let b = busy(1000);
+  while (b > 0.25 && Date.now() - t0 < 60_000) b = busy(1000);
+  return b;
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -58,16 +78,17 @@ for (const c of configs) {
   const ompi = new Map();
   const algo = new Map();
   for (let r = 0; r < reps; r++) {
+    const load = quiet();
     for (const rec of runOurs(c.ours)) {
       if (!ours.has(rec.bytes)) ours.set(rec.bytes, []);
       ours.get(rec.bytes).push(rec.avg_us);
       algo.set(rec.bytes, rec.algorithm);
-      raw.push({ config: c.name, impl: 'collectives', ...rec });
+      raw.push({ config: c.name, impl: 'collectives', busyBefore: +load.toFixed(2), ...rec });
     }
     for (const rec of runOmpi(c.ompi, c.ompiEnv ?? {})) {
       if (!ompi.has(rec.bytes)) ompi.set(rec.bytes, []);
       ompi.get(rec.bytes).push(rec.avg_us);
-      raw.push({ config: c.name, impl: 'openmpi', ...rec });
+      raw.push({ config: c.name, impl: 'openmpi', busyBefore: +load.toFixed(2), ...rec });
     }
   }
   for (const b of c.sizes) {

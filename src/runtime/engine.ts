@@ -84,6 +84,7 @@ export class Engine {
   wait(task: Task, info: WaitInfo): void {
     let idle = 0;
     let since = 0;
+    let start = 0;
     let parked = false;
     const budget = this.spinBudget();
     while (!task.done) {
@@ -96,7 +97,10 @@ export class Engine {
         continue;
       }
       if (!this.spinDone(++idle, since, budget)) {
-        if (since === 0 && idle >= SPIN_CHECK) since = performance.now();
+        if (since === 0 && idle >= SPIN_CHECK) {
+          since = performance.now();
+          if (start === 0) start = since;
+        }
         continue;
       }
       idle = 0;
@@ -106,7 +110,7 @@ export class Engine {
       this.check(task, info, now);
       this.ep.park(Math.min(info.deadline - now, PARK_MS));
     }
-    this.spinOutcome(parked);
+    this.spinOutcome(parked, start);
     if (task.error) throw task.error;
   }
 
@@ -122,19 +126,21 @@ export class Engine {
   }
 
   /**
-   * Spin budget for the next wait (µs). Waits that had to park shrink it fourfold,
-   * a wait that ended while polling restores it, and every 16th wait probes with the
-   * full budget. A rank whose partner keeps not running concurrently (it shares the
-   * core with it, or with other work) stops burning the slice the partner needs and
-   * hands the core over at once; when the contention ends a probe finds out.
+   * Spin budget for the next wait (µs). A wait that ended while polling restores the
+   * full budget; a wait that parked and took longer than the full budget (so spinning
+   * it all would only have burnt the core) cuts it fourfold; every 256th wait probes
+   * with the full budget. A rank whose partner is not running concurrently (it shares
+   * the core with it, or with other work) thus hands the core over at once, while
+   * waits that are merely long-ish (a partner busy reducing) keep spinning.
    */
   spinBudget(): number {
-    return (++this.waits & 15) === 0 ? this.spinUs : this.budgetUs;
+    return (++this.waits & 255) === 0 ? this.spinUs : this.budgetUs;
   }
 
-  /** Record how a wait ended (see spinBudget). */
-  spinOutcome(parked: boolean): void {
-    this.budgetUs = parked ? this.budgetUs / 4 : this.spinUs;
+  /** Record how a wait ended: whether it parked, and when it started polling (performance.now(), 0 = unknown). */
+  spinOutcome(parked: boolean, start: number): void {
+    if (!parked) this.budgetUs = this.spinUs;
+    else if (start > 0 && (performance.now() - start) * 1000 > this.spinUs) this.budgetUs /= 4;
   }
 
   /** Throw when the job aborts or the deadline has passed. */

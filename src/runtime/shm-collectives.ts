@@ -233,11 +233,15 @@ export class ShmCollectives {
     let spins = 0;
     let since = 0;
     let parked = false;
+    let start = 0;
     const budget = engine.spinBudget();
     while (Atomics.load(i32, word) !== target) {
       if (!engine.spinDone(++spins, since, budget)) {
         if ((spins & 1023) === 0) engine.progress();
-        if (since === 0 && spins >= SPIN_CHECK) since = performance.now();
+        if (since === 0 && spins >= SPIN_CHECK) {
+          since = performance.now();
+          if (start === 0) start = since;
+        }
         continue;
       }
       spins = 0;
@@ -251,7 +255,7 @@ export class ShmCollectives {
       // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
       if (r === 'timed-out') engine.progress();
     }
-    engine.spinOutcome(parked);
+    engine.spinOutcome(parked, start);
   }
 
   /** More ranks: wait for the generation (spin, then park on it with the others). */
@@ -263,11 +267,15 @@ export class ShmCollectives {
     let spins = 0;
     let since = 0;
     let parked = false;
+    let start = 0;
     const budget = engine.spinBudget();
     while (((Atomics.load(i32, gen) - target) | 0) < 0) {
       if (!engine.spinDone(++spins, since, budget)) {
         if ((spins & 1023) === 0) engine.progress();
-        if (since === 0 && spins >= SPIN_CHECK) since = performance.now();
+        if (since === 0 && spins >= SPIN_CHECK) {
+          since = performance.now();
+          if (start === 0) start = since;
+        }
         continue;
       }
       spins = 0;
@@ -281,7 +289,7 @@ export class ShmCollectives {
       // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
       if (r === 'timed-out') engine.progress();
     }
-    engine.spinOutcome(parked);
+    engine.spinOutcome(parked, start);
   }
 
   /**
