@@ -46,6 +46,8 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** Kill the job after this long (ms); exit code 124. */
   jobTimeoutMs?: number;
+  /** Extra Node.js / V8 flags for the node processes (default: COLL_NODE_ARGS, space-separated). */
+  nodeArgs?: readonly string[];
 }
 
 export interface LaunchResult {
@@ -129,7 +131,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   let listening = 0;
   const exits: Promise<void>[] = [];
   for (let n = 0; n < nodes; n++) {
-    const child = spawn(process.execPath, [...(loader ? ['--import', loader.process] : []), nodeMain], {
+    const nodeArgs = o.nodeArgs ?? (process.env.COLL_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, ...(loader ? ['--import', loader.process] : []), nodeMain], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { ...process.env, ...o.env, ...(o.debug ? { COLL_DEBUG: '1' } : {}) },
     });
