@@ -75,6 +75,7 @@ export class ShmCollectives {
   private calls = 0;
   private typedCtor: NumberArrayConstructor | undefined;
   private typedViews: NumberArray[] = [];
+  private readonly typedCache = new Map<NumberArrayConstructor, NumberArray[]>();
 
   constructor(
     arena: SharedArrayBuffer,
@@ -178,7 +179,11 @@ export class ShmCollectives {
   /** Typed views of the slots (2·P) and result areas (2) for one element type. */
   private typed(ctor: NumberArrayConstructor): NumberArray[] {
     if (this.typedCtor === ctor) return this.typedViews;
-    const views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, SHM_SLOT_BYTES / ctor.BYTES_PER_ELEMENT));
+    let views = this.typedCache.get(ctor);
+    if (!views) {
+      views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, SHM_SLOT_BYTES / ctor.BYTES_PER_ELEMENT));
+      this.typedCache.set(ctor, views);
+    }
     this.typedCtor = ctor;
     this.typedViews = views;
     return views;
