@@ -1,0 +1,14 @@
+/** The README's runtime example runs through the launcher and prints the right sums. */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { launch } from '../../src/index.js';
+
+describe('examples/allreduce.ts', () => {
+  it('runs on 4 ranks over 2 node processes', async () => {
+    const program = fileURLToPath(new URL('../../examples/allreduce.ts', import.meta.url));
+    const r = await launch({ ranks: 4, nodes: 2, program, args: [] });
+    expect(r.exitCode).toBe(0);
+    const text = r.stdout;
+    for (let rank = 0; rank < 4; rank++) expect(text).toContain(`rank ${rank}/4 on node ${rank < 2 ? 0 : 1}/2: sum 10 (expected 10), allgather [0,1,2,3]`);
+  });
+});
