@@ -45,6 +45,8 @@ export class Engine {
   private readonly active: Active[] = [];
   private budgetUs: number;
   private waits = 0;
+  /** Consecutive waits that parked and outlasted the full budget. */
+  private longParks = 0;
   private pumping = false;
 
   constructor(ep: ShmEndpoint, spinUs: number) {
@@ -127,8 +129,12 @@ export class Engine {
 
   /**
    * Spin budget for the next wait (µs). A wait that ended while polling restores the
-   * full budget; a wait that parked and took longer than the full budget (so spinning
-   * it all would only have burnt the core) cuts it fourfold; every 256th wait probes
+   * full budget; a second wait in a row that parked and took longer than the full
+   * budget (so spinning it all would only have burnt the core) cuts it fourfold. One
+   * such wait is not enough: a partner preempted once (a kernel thread, V8's compiler
+   * or GC helpers taking a slice) must not drop a 2-rank job into parking on every
+   * wait, where each wake-up costs 100+ µs on a VM and keeps the waits long (the
+   * budget then collapses and 1 MiB calls take 300–500 µs until the next probe). Every 256th wait probes
    * with the full budget. A rank whose partner is not running concurrently (it shares
    * the core with it, or with other work) thus hands the core over at once, while
    * waits that are merely long-ish (a partner busy reducing) keep spinning.
@@ -139,8 +145,10 @@ export class Engine {
 
   /** Record how a wait ended: whether it parked, and when it started polling (performance.now(), 0 = unknown). */
   spinOutcome(parked: boolean, start: number): void {
-    if (!parked) this.budgetUs = this.spinUs;
-    else if (start > 0 && (performance.now() - start) * 1000 > this.spinUs) this.budgetUs /= 4;
+    if (!parked) {
+      this.budgetUs = this.spinUs;
+      this.longParks = 0;
+    } else if (start > 0 && (performance.now() - start) * 1000 > this.spinUs && ++this.longParks >= 2) this.budgetUs /= 4;
   }
 
   /** Throw when the job aborts or the deadline has passed. */
