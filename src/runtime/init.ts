@@ -7,7 +7,8 @@
  * Defaults for the world (and communicators split from it): debug mode from
  * init({ debug }) or COLL_DEBUG=1 (or `coll run --debug`), collective timeout from
  * init({ timeoutMs }) or COLL_TIMEOUT_MS (default 10 minutes; 0 = none),
- * reproducible mode from init({ reproducible }) or COLL_REPRODUCIBLE=1.
+ * reproducible mode from init({ reproducible }) or COLL_REPRODUCIBLE=1, warm-up of the
+ * large-allreduce paths from init({ warmup }) or COLL_WARMUP (default on; 0 = off).
  */
 import { workerData } from 'node:worker_threads';
 import { Communicator } from './communicator.js';
@@ -21,6 +22,11 @@ export interface InitOptions {
   reproducible?: boolean;
   /** Default timeout of blocking and nonblocking operations (ms); 0 = none. */
   timeoutMs?: number;
+  /**
+   * Warm the collective paths (a few hundred small allreduces) before the first large
+   * allreduce of a one-node communicator; default true, COLL_WARMUP=0 disables.
+   */
+  warmup?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -57,6 +63,7 @@ export function init(o: InitOptions = {}): Communicator {
     debug: o.debug ?? envFlag('COLL_DEBUG') ?? job.debug,
     reproducible: o.reproducible ?? envFlag('COLL_REPRODUCIBLE') ?? false,
     timeoutMs: o.timeoutMs ?? envNumber('COLL_TIMEOUT_MS') ?? (job.timeoutMs > 0 ? job.timeoutMs : DEFAULT_TIMEOUT_MS),
+    warmup: o.warmup ?? envFlag('COLL_WARMUP') ?? true,
   };
   const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);
   const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset);
