@@ -93,6 +93,11 @@ function scale(lo: number, hi: number, log: boolean, from: number, to: number): 
   return { map: (v) => from + ((v - t0) / (t1 - t0)) * (to - from), ticks };
 }
 
+/** Room for a legend on the right: swatch, gap and the longest label (≈ 7 px per character at 12 px). */
+function legendWidth(labels: readonly string[]): number {
+  return Math.max(200, 48 + 7 * Math.max(0, ...labels.map((l) => l.length)));
+}
+
 function frame(w: number, h: number, title: string, body: string): string {
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" font-family="sans-serif" font-size="12">\n` +
@@ -120,9 +125,10 @@ function axes(x0: number, y0: number, x1: number, y1: number, xs: Scale, ys: Sca
 
 /** Lines with markers, one per series, and a legend on the right. */
 export function lineChartSvg(c: LineChart): string {
-  const w = c.width ?? 860;
+  const legend = legendWidth(c.series.map((s) => s.name));
+  const w = c.width ?? 660 + legend;
   const h = c.height ?? 480;
-  const [x0, x1, y1, y0] = [70, w - 200, 36, h - 56];
+  const [x0, x1, y1, y0] = [70, w - legend, 36, h - 56];
   const pts = c.series.flatMap((s) => s.points).filter(([px, py]) => Number.isFinite(px) && Number.isFinite(py));
   const pos = (v: number, log?: boolean): boolean => !log || v > 0;
   const xsV = pts.map((p) => p[0]).filter((v) => pos(v, c.x.log));
@@ -167,12 +173,13 @@ export function histogramSvg(c: Histogram): string {
 
 /** A grid of cells coloured by category with a legend (regime maps). */
 export function categoryMapSvg(c: CategoryMap): string {
-  const w = c.width ?? 860;
+  const cats = [...new Set([...(c.categories ?? []), ...c.cells.flat()])];
+  const legend = legendWidth(cats);
+  const w = c.width ?? 660 + legend;
   const h = c.height ?? 480;
-  const [x0, x1, y1, y0] = [90, w - 200, 36, h - 56];
+  const [x0, x1, y1, y0] = [90, w - legend, 36, h - 56];
   const nx = c.x.values.length;
   const ny = c.y.values.length;
-  const cats = [...new Set([...(c.categories ?? []), ...c.cells.flat()])];
   const cw = (x1 - x0) / nx;
   const ch = (y0 - y1) / ny;
   let body = '';

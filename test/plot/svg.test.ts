@@ -65,3 +65,13 @@ describe('svg plots', () => {
     expect(escapeXml('a<b>&"')).toBe('a&lt;b&gt;&amp;&quot;');
   });
 });
+
+describe('svg legend', () => {
+  it('widens the chart so long series names fit', () => {
+    const long = 'allreduce/recursive_doubling_with_a_long_name';
+    const svg = lineChartSvg({ title: 't', x: { label: 'x' }, y: { label: 'y' }, series: [{ name: long, points: [[1, 1], [2, 2]] }] });
+    const width = Number(/width="(\d+)"/.exec(svg)?.[1]);
+    const legendX = Number(new RegExp(`<text x="([\\d.]+)" y="[\\d.]+">${long}</text>`).exec(svg)?.[1]);
+    expect(legendX + 7 * long.length).toBeLessThanOrEqual(width);
+  });
+});
