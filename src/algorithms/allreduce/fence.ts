@@ -36,7 +36,7 @@ import type { Region } from '../../schedule/types.js';
 import { commutative, mesh } from '../restrictions.js';
 import type { AlgorithmSpec } from '../types.js';
 import { squarestMesh } from './mesh_tree.js';
-import { DEFAULT_ELEMENT_BYTES, snakeProfile } from './snake.js';
+import { BLOCK_PARAM, DEFAULT_ELEMENT_BYTES, snakeProfile } from './snake.js';
 
 /** Loosely synchronous step profile of Fence (seed 004 Appendix 7.1). */
 export function fenceProfile(
@@ -70,15 +70,7 @@ export const fence: AlgorithmSpec = {
   description: '2-D pipeline: blocks flow down the columns and left along the bottom row (3-way combines) to (0,0); results fan out right and up',
   source: 'seed 004 §3.3 and Appendix 7.1 (Littlefield, Fence)',
   restrictions: [mesh, commutative],
-  params: [
-    {
-      name: 'block',
-      description: 'pipeline block size S in elements (B = ⌈count/S⌉ blocks)',
-      type: 'int',
-      default: 64,
-      min: 1,
-    },
-  ],
+  params: [BLOCK_PARAM],
   orderPreserving: false,
   topology: 'mesh',
   fallback: 'recursive_doubling',

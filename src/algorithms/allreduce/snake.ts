@@ -29,7 +29,7 @@
 import { ScheduleBuilder } from '../../schedule/builder.js';
 import type { Region } from '../../schedule/types.js';
 import { commutative, mesh } from '../restrictions.js';
-import type { AlgorithmSpec } from '../types.js';
+import type { AlgorithmSpec, ParamSpec } from '../types.js';
 
 /** Snake (serpentine) index of mesh node (x, y) on a mesh of width W. */
 export function snakeIndex(x: number, y: number, W: number): number {
@@ -52,6 +52,15 @@ export function snakeProfile(P: number, B: number): { steps: number; links: numb
   return { steps: 2 * P + B - 3, links: 4 * P + 4 * B - 12, combineSteps: P + B - 2 };
 }
 
+/** The pipeline block size S of Snake and Fence (seed 004). */
+export const BLOCK_PARAM: ParamSpec = {
+  name: 'block',
+  description: 'pipeline block size S in elements (B = ⌈count/S⌉ blocks)',
+  type: 'int',
+  default: 64,
+  min: 1,
+};
+
 /** Element size the estimates assume when the cost inputs give none (the seed's doubles). */
 export const DEFAULT_ELEMENT_BYTES = 8;
 
@@ -61,15 +70,7 @@ export const snake: AlgorithmSpec = {
   description: 'pipelined chain along a serpentine ordering of the mesh: blocks flow inward to (0,0) with 2-way combines, results flow back out',
   source: 'seed 004 §3.2 and Appendix 7.1 (Littlefield, Snake)',
   restrictions: [mesh, commutative],
-  params: [
-    {
-      name: 'block',
-      description: 'pipeline block size S in elements (B = ⌈count/S⌉ blocks)',
-      type: 'int',
-      default: 64,
-      min: 1,
-    },
-  ],
+  params: [BLOCK_PARAM],
   orderPreserving: false,
   topology: 'mesh',
   fallback: 'recursive_doubling',
