@@ -25,6 +25,8 @@ export {
   type RootOptions,
   type ReduceOptions,
   type CommDefaults,
+  type ExecutionMode,
+  EXECUTION_MODES,
   type Status,
   type ArrayOf,
 } from './runtime/communicator.js';

@@ -35,6 +35,9 @@ import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor, type ShmKind } from './shm-collectives.js';
 import { OpsTask, OpTask, Sequence, type Task } from './task.js';
+import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
+import { checkOffloadable, commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodePlan } from '../offload/engine/node-plan.js';
+import type { BuiltinOpName } from '../core/ops.js';
 
 export const ANY_SOURCE = -1;
 export const ANY_TAG = -1;
@@ -48,7 +51,23 @@ export interface CallOptions {
   count?: number;
 }
 
+/**
+ * Who executes a collective (seed 000 ch. 3): 'host' — the rank threads run the
+ * schedule; 'offload' — the node's offload engine thread combines the node's
+ * contributions and runs the inter-node schedule, the ranks only post and wait;
+ * 'intermediate' — leaves and the root of the inter-node tree act on the host,
+ * interior nodes in the engine (seed 000 §3.3.2).
+ */
+export type ExecutionMode = 'host' | 'offload' | 'intermediate';
+
+export const EXECUTION_MODES: readonly ExecutionMode[] = ['host', 'offload', 'intermediate'];
+
 export interface CollectiveOptions extends CallOptions {
+  /**
+   * Execution mode of this call (default: the communicator's, see setMode()). With
+   * 'offload'/'intermediate' the algorithm and params name the inter-node schedule.
+   */
+  mode?: ExecutionMode;
   /** Algorithm of the catalogue (`coll algorithms`); automatic when omitted. */
   algorithm?: string;
   /** Parameters of the named algorithm. */
@@ -74,6 +93,12 @@ export interface RootOptions extends CollectiveOptions {
 export type ReduceOptions = ReductionOptions & RootOptions;
 
 export interface CommDefaults {
+  /**
+   * Execution mode of collectives (default 'host'). With 'offload' or 'intermediate',
+   * calls the engine cannot run (gather, scatter, alltoall, reduce-scatter,
+   * user-defined or non-commutative operators, reproducible reductions) run on the host.
+   */
+  mode?: ExecutionMode;
   reproducible: boolean;
   debug: boolean;
   timeoutMs: number;
@@ -182,6 +207,9 @@ export class Communicator {
   private readonly plans = new Map<string, Plan>();
   private last: LastPlan | undefined;
   private warmed = false;
+  private nodes: CommNodes | undefined;
+  private nodeComm: Communicator | undefined;
+  private readonly nodePlans = new Map<string, NodePlan>();
 
   /** @internal Use init(), split() or dup(). */
   constructor(rt: RankRuntime, context: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, shmOffset: number) {
@@ -272,7 +300,7 @@ export class Communicator {
   allreduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): T {
     // Hand-tuned lane for the latency-critical case: small typed-array sums on one node.
     const shm = this.shm;
-    if (shm !== undefined && (o === undefined || plainSum(o)) && !this.defaults.debug) {
+    if (shm !== undefined && (o === undefined || plainSum(o)) && !this.defaults.debug && (this.defaults.mode ?? 'host') === 'host') {
       const ctor = (sendbuf as ArrayBufferView).constructor;
       const out = recvbuf ?? sendbuf;
       const n = (sendbuf as unknown as NumberArray).length;
@@ -555,6 +583,23 @@ export class Communicator {
     return buf.buffer === this.rt.arena;
   }
 
+  /**
+   * Set the execution mode of this communicator's collectives ('host', 'offload' or
+   * 'intermediate'); per-call { mode } overrides it. Communicators split from this
+   * one inherit it. Throws when the job runs without offload engines.
+   */
+  setMode(mode: ExecutionMode): this {
+    if (!EXECUTION_MODES.includes(mode)) throw new ArgumentError(`unknown execution mode '${String(mode)}'`, `use one of: ${EXECUTION_MODES.join(', ')}`);
+    if (mode !== 'host') this.offloadClient();
+    this.defaults.mode = mode;
+    return this;
+  }
+
+  /** The execution mode of this communicator's collectives. */
+  get mode(): ExecutionMode {
+    return this.defaults.mode ?? 'host';
+  }
+
   /** The algorithm a collective call with these arguments would run (for tools and benchmarks). */
   algorithmFor(kind: CollectiveKind, count: number, o?: ReduceOptions & { blocking?: boolean; datatype?: DatatypeName }): string {
     const type = lookupDatatype(o?.datatype ?? 'float64');
@@ -618,6 +663,16 @@ export class Communicator {
     result: () => T,
   ): T | Request<T> {
     const reproducible = o?.reproducible ?? this.defaults.reproducible;
+    const mode = o?.mode ?? this.defaults.mode ?? 'host';
+    if (mode !== 'host') {
+      if (o?.mode !== undefined) {
+        if (!EXECUTION_MODES.includes(mode)) throw new ArgumentError(`unknown execution mode '${String(mode)}'`, `use one of: ${EXECUTION_MODES.join(', ')}`);
+        checkOffloadable(kind, op, reproducible, mode);
+      }
+      if (this.size > 1 && offloadRestriction(kind, op, reproducible) === undefined) {
+        return this.offloaded(mode, kind, send, recv, inPlace, count, type, op as Op | undefined, root, o, blocking, reproducible, result);
+      }
+    }
     let plan: Plan;
     const l = this.last;
     const simple = o === undefined || (o.algorithm === undefined && o.params === undefined && o.topology === undefined);
@@ -661,6 +716,153 @@ export class Communicator {
       return result();
     }
     return new Request(this.rt.engine, task, info, result);
+  }
+
+  private offloadClient(): OffloadClient {
+    return (this.rt.offload ??= new OffloadClient(this.rt));
+  }
+
+  /** A collective in offload or intermediate mode (see src/offload/engine). */
+  private offloaded<T>(
+    mode: 'offload' | 'intermediate',
+    kind: CollectiveKind,
+    send: Uint8Array,
+    recv: Uint8Array,
+    inPlace: boolean,
+    count: number,
+    type: Datatype,
+    op: Op | undefined,
+    root: number,
+    o: CollectiveOptions | undefined,
+    blocking: boolean,
+    reproducible: boolean,
+    result: () => T,
+  ): T | Request<T> {
+    const client = this.offloadClient();
+    const slot = client.slot(this.context, this.worldOf, this.rank);
+    const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
+    const debug = o?.debug ?? this.defaults.debug;
+    if (mode === 'intermediate' && this.nodeComm === undefined) {
+      // Host roles combine within the node over a per-node communicator (collective: every rank creates it here).
+      this.nodeComm = this.split(this.nodeRank, this.rank) as Communicator;
+    }
+    const seq = this.seq;
+    this.seq = (seq + 2) & 0x3fffffff; // the inter-node plan has at most two phases
+    const info = new CallInfo(`${kind} (${mode})`, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs + ENGINE_GRACE_MS : Infinity, this.worldOf);
+    if (debug) this.agree(seq, `${signature(kind, count, type, op, root, o, blocking, reproducible)} mode=${mode}`, info);
+    let task: Task | undefined;
+    if (mode === 'intermediate') task = this.hostRoleTask(kind, send, recv, inPlace, count, type, op, root, o, seq);
+    task ??= client.task(
+      {
+        kind,
+        op: (op?.name ?? 'noop') as BuiltinOpName,
+        datatype: type.name,
+        count,
+        root,
+        send,
+        recv,
+        inPlace,
+        mode: mode === 'intermediate' ? 'intermediate-only' : 'all-nic',
+        tag: seq,
+        timeoutMs,
+        algorithm: o?.algorithm,
+        params: o?.params,
+      },
+      slot,
+    );
+    if (blocking) {
+      this.rt.engine.run(task, info);
+      return result();
+    }
+    return new Request(this.rt.engine, task, info, result);
+  }
+
+  /**
+   * Intermediate mode on a node whose inter-node role is a leaf or the root: the
+   * node's ranks combine on the host (per-node communicator), one of them (the root,
+   * else the node's lowest rank) runs the node's inter-node steps from host memory,
+   * and the result is handed out on the host. Undefined when the node's role belongs
+   * to its engine.
+   */
+  private hostRoleTask(
+    kind: CollectiveKind,
+    send: Uint8Array,
+    recv: Uint8Array,
+    inPlace: boolean,
+    count: number,
+    type: Datatype,
+    op: Op | undefined,
+    root: number,
+    o: CollectiveOptions | undefined,
+    seq: number,
+  ): Task | undefined {
+    if (kind !== 'reduce' && kind !== 'allreduce' && kind !== 'bcast') return undefined;
+    this.nodes ??= commNodes(this.context, this.worldOf, this.rt.nodeOf);
+    const key = `${kind}|${count}|${type.name}|${op?.name ?? ''}|${root}|${o?.algorithm ?? ''}|${o?.params ? JSON.stringify(o.params) : ''}`;
+    let plan = this.nodePlans.get(key);
+    if (!plan) {
+      const shape = { kind, count, type, op, root, algorithm: o?.algorithm, params: o?.params, mode: 'intermediate' as const };
+      plan = makeNodePlan(this.nodes, this.nodeRank, shape, this.rt.spec.job.size);
+      if (this.nodePlans.size > 64) this.nodePlans.clear();
+      this.nodePlans.set(key, plan);
+    }
+    const me = this.nodeRank;
+    if (!plan.hostRole[me]) return undefined;
+    const local = this.nodeComm as Communicator;
+    const executor = plan.executor[me];
+    const execLocal = this.nodes.localIndexOf[executor];
+    const isExec = this.rank === executor;
+    const es = type.size;
+    const bytes = count * es;
+    const inter = plan.inter;
+    // The executor's input and result buffers for the inter-node phases.
+    const own = inPlace ? send.slice() : send;
+    let partial: Uint8Array = kind === 'bcast' ? EMPTY : local.size === 1 ? own : isExec ? this.rt.allocScratch(bytes) : EMPTY;
+    const result: Uint8Array = kind === 'reduce' ? (isExec && this.rank === root ? recv : EMPTY) : recv;
+    const parts: (() => Task)[] = [];
+    if ((kind === 'reduce' || kind === 'allreduce') && local.size > 1) {
+      parts.push(() => local.scheduleTask('reduce', own, partial, false, count, type, op, execLocal));
+    }
+    if (isExec && inter) {
+      inter.phases.forEach((ph, i) => {
+        parts.push(() => {
+          const scratch = ph.compiled.scratch.map((n) => this.rt.allocScratch(n * es));
+          const ex = new Execution(ph.compiled, [ph.usesInput ? partial : EMPTY, result, ...scratch], {
+            endpoint: this.rt.endpoint,
+            worldOf: plan.addresses,
+            context: this.context,
+            seq: seq + i,
+            elementSize: es,
+            kernel: inter.kernel,
+          });
+          ex.onSuccess = () => scratch.forEach((b) => this.rt.freeScratch(b));
+          return ex;
+        });
+      });
+    }
+    if ((kind === 'allreduce' || kind === 'bcast') && local.size > 1) {
+      parts.push(() => local.scheduleTask('bcast', EMPTY, recv, false, count, type, undefined, execLocal));
+    }
+    return new Sequence(parts, () => {
+      if (partial !== own && partial.byteLength > 0) this.rt.freeScratch(partial);
+      partial = EMPTY;
+    });
+  }
+
+  /**
+   * @internal A collective of this communicator as a task run by its caller (host
+   * mode, host algorithms, no shared-memory fast path): used by the host roles of
+   * intermediate mode.
+   */
+  scheduleTask(kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, inPlace: boolean, count: number, type: Datatype, op: Op | undefined, root: number): Task {
+    const plan = this.plan({ kind, count, type, op, root, algorithm: undefined, params: undefined, reproducible: false, blocking: false, topology: undefined });
+    const seq = this.seq;
+    this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
+    const input = inPlace && send.byteLength > 0 ? send.slice() : send;
+    const phases = plan.phases;
+    return phases.length === 1
+      ? this.execution(phases[0], seq, input, recv, type, plan)
+      : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
   }
 
   /**
@@ -772,7 +974,8 @@ function plainSum(o: ReductionOptions): boolean {
     o.topology === undefined &&
     o.count === undefined &&
     o.datatype === undefined &&
-    o.debug !== true
+    o.debug !== true &&
+    o.mode === undefined
   );
 }
 

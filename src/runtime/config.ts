@@ -26,6 +26,10 @@ export interface JobSpec {
   readonly spin: number;
   /** How long a node's proxy keeps polling after traffic before it sleeps (ms). */
   readonly proxySpinMs: number;
+  /** Whether every node runs an offload engine thread (see src/offload/engine). */
+  readonly engine: boolean;
+  /** Microseconds the offload engine polls after work before it parks. */
+  readonly engineSpin: number;
   /** Module to preload with --import in node processes (tsx), if any. */
   readonly loader: string | undefined;
   /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */
@@ -60,6 +64,35 @@ export interface RankSpec {
 }
 
 export const WORKER_KEY = '__collectivesRank';
+
+/**
+ * Transport address of the offload engine of `node`: engines are addressed like
+ * ranks, with ids after the world ranks (size + node).
+ */
+export function engineAddress(job: Pick<JobSpec, 'size'>, node: number): number {
+  return job.size + node;
+}
+
+/**
+ * Placement of every transport address (world ranks, then engines) seen from `node`:
+ * its node, and its endpoint index on `node` (-1 elsewhere). Endpoints of a node are
+ * its ranks by local rank, then its engine (when the job runs engines).
+ */
+export function placement(job: Pick<JobSpec, 'size' | 'nodeCount' | 'firstRank' | 'engine'>, node: number): { nodeOf: Int32Array; localIndexOf: Int32Array } {
+  const n = job.size + (job.engine ? job.nodeCount : 0);
+  const nodeOf = new Int32Array(n);
+  const localIndexOf = new Int32Array(n).fill(-1);
+  const first = job.firstRank[node];
+  for (let r = 0; r < job.size; r++) {
+    nodeOf[r] = nodeOfRank(job.firstRank, r);
+    if (nodeOf[r] === node) localIndexOf[r] = r - first;
+  }
+  if (job.engine) {
+    for (let k = 0; k < job.nodeCount; k++) nodeOf[job.size + k] = k;
+    localIndexOf[job.size + node] = job.firstRank[node + 1] - first;
+  }
+  return { nodeOf, localIndexOf };
+}
 
 /** Which node a world rank lives on (block placement). */
 export function nodeOfRank(firstRank: readonly number[], rank: number): number {

@@ -15,6 +15,7 @@
  */
 import { RankFailedError, TimeoutError } from '../core/errors.js';
 import type { ShmEndpoint } from '../transport/shm/endpoint.js';
+import type { NoiseInjector } from './noise.js';
 import type { Task } from './task.js';
 
 /** Longest single park, so deadlines and the abort flag are rechecked. */
@@ -49,10 +50,26 @@ export class Engine {
   private longParks = 0;
   private pumping = false;
 
-  constructor(ep: ShmEndpoint, spinUs: number) {
+  /** Injected OS noise (experiments; see noise.ts): ticked at every progress point. */
+  readonly noise: NoiseInjector | undefined;
+
+  constructor(ep: ShmEndpoint, spinUs: number, noise?: NoiseInjector) {
     this.ep = ep;
     this.spinUs = spinUs;
     this.budgetUs = spinUs;
+    this.noise = noise;
+  }
+
+  /** Park the thread on its doorbell (telling the noise injector). */
+  park(ms: number): void {
+    const noise = this.noise;
+    if (noise === undefined) {
+      this.ep.park(ms);
+      return;
+    }
+    noise.parking();
+    this.ep.park(ms);
+    noise.woke();
   }
 
   /** Poll the transport once and advance background tasks; true if the transport moved. */
@@ -89,7 +106,9 @@ export class Engine {
     let start = 0;
     let parked = false;
     const budget = this.spinBudget();
+    const noise = this.noise;
     while (!task.done) {
+      if (noise !== undefined) noise.tick();
       const moved = this.progress();
       task.advance();
       if (task.done) break;
@@ -110,7 +129,7 @@ export class Engine {
       parked = true;
       const now = performance.now();
       this.check(task, info, now);
-      this.ep.park(Math.min(info.deadline - now, PARK_MS));
+      this.park(Math.min(info.deadline - now, PARK_MS));
     }
     this.spinOutcome(parked, start);
     if (task.error) throw task.error;

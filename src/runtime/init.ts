@@ -8,10 +8,12 @@
  * init({ debug }) or COLL_DEBUG=1 (or `coll run --debug`), collective timeout from
  * init({ timeoutMs }) or COLL_TIMEOUT_MS (default 10 minutes; 0 = none),
  * reproducible mode from init({ reproducible }) or COLL_REPRODUCIBLE=1, warm-up of the
- * large-allreduce paths from init({ warmup }) or COLL_WARMUP (default on; 0 = off).
+ * large-allreduce paths from init({ warmup }) or COLL_WARMUP (default on; 0 = off),
+ * execution mode from init({ mode }) or COLL_MODE (host, offload, intermediate).
  */
 import { workerData } from 'node:worker_threads';
-import { Communicator } from './communicator.js';
+import { ArgumentError } from '../core/errors.js';
+import { Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
 import { WORKER_KEY, type RankSpec } from './config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 
@@ -27,6 +29,11 @@ export interface InitOptions {
    * allreduce of a one-node communicator; default true, COLL_WARMUP=0 disables.
    */
   warmup?: boolean;
+  /**
+   * Execution mode of the world's collectives: 'host' (default), 'offload' or
+   * 'intermediate' (see Communicator.setMode); COLL_MODE sets it too.
+   */
+  mode?: ExecutionMode;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -51,6 +58,13 @@ function envNumber(name: string): number | undefined {
   return v === undefined || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
 }
 
+function envMode(): ExecutionMode | undefined {
+  const v = process.env.COLL_MODE;
+  if (v === undefined || v === '') return undefined;
+  if (!(EXECUTION_MODES as readonly string[]).includes(v)) throw new ArgumentError(`COLL_MODE '${v}' is not an execution mode`, `use one of: ${EXECUTION_MODES.join(', ')}`);
+  return v as ExecutionMode;
+}
+
 /** The world communicator of this rank. */
 export function init(o: InitOptions = {}): Communicator {
   const holder = globalThis as Holder;
@@ -67,6 +81,8 @@ export function init(o: InitOptions = {}): Communicator {
   };
   const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);
   const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset);
+  const mode = o.mode ?? envMode();
+  if (mode !== undefined && mode !== 'host') world.setMode(mode);
   holder[WORLD] = world;
   return world;
 }

@@ -19,7 +19,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
-import { DEFAULT_RING_BYTES, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
+import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
 
 export interface LaunchOptions {
@@ -48,6 +48,8 @@ export interface LaunchOptions {
   jobTimeoutMs?: number;
   /** Extra Node.js / V8 flags for the node processes (default: COLL_NODE_ARGS, space-separated). */
   nodeArgs?: readonly string[];
+  /** Run an offload engine thread in every node (default true; COLL_ENGINE=0 disables). */
+  engine?: boolean;
 }
 
 export interface LaunchResult {
@@ -100,6 +102,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     timeoutMs: o.timeoutMs ?? 0,
     spin: defaultSpin(o.ranks + (nodes > 1 ? nodes : 0)),
     proxySpinMs: defaultProxySpinMs(o.ranks + nodes),
+    engine: o.engine ?? process.env.COLL_ENGINE !== '0',
+    engineSpin: defaultEngineSpin(o.ranks + 2 * nodes),
     loader: loader?.process,
     workerLoader: loader?.worker,
   };

@@ -15,10 +15,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
-import { WORKER_KEY, nodeOfRank, type NodeSpec, type RankSpec } from './config.js';
+import { WORKER_KEY, placement, type NodeSpec, type RankSpec } from './config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from './simd.js';
-import { makeLayout, signalAbort } from '../transport/shm/layout.js';
+import { signalAbort } from '../transport/shm/layout.js';
+import { nodeLayout } from '../offload/engine/node-layout.js';
+import { ENGINE_KEY, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 
@@ -47,8 +49,9 @@ const { spec } = await waitMessage('start');
 const node = spec.node;
 const first = spec.firstRank[node];
 const localSize = spec.firstRank[node + 1] - first;
-const layout = makeLayout({ localSize, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS });
-const control = new SharedArrayBuffer(layout.totalBytes);
+const nl = nodeLayout({ localSize, engine: spec.engine, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS });
+const layout = nl.layout;
+const control = new SharedArrayBuffer(nl.controlBytes);
 const memory = arenaMemory(spec.arenaBytes);
 const arena = memory.buffer as SharedArrayBuffer;
 let worldShmOffset = -1;
@@ -71,12 +74,7 @@ function fail(rank: number, reason: string): void {
 
 let proxy: NodeProxy | undefined;
 if (spec.nodeCount > 1) {
-  const nodeOf = new Int32Array(spec.size);
-  const localIndexOf = new Int32Array(spec.size).fill(-1);
-  for (let r = 0; r < spec.size; r++) {
-    nodeOf[r] = nodeOfRank(spec.firstRank, r);
-    if (nodeOf[r] === node) localIndexOf[r] = r - first;
-  }
+  const { nodeOf, localIndexOf } = placement(spec, node);
   const device = new TcpDevice({
     node,
     secret: Buffer.from(spec.secret, 'hex'),
@@ -91,7 +89,28 @@ if (spec.nodeCount > 1) {
   proxy.start();
 }
 
-const workerUrl = new URL(`./worker-main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+const workerUrl = new URL(`./worker-main.${ext}`, import.meta.url);
+
+// The offload engine: one more thread with its own endpoint and arena slice.
+let engine: { worker: Worker; exited: Promise<void> } | undefined;
+if (spec.engine) {
+  const engineSpec: EngineSpec = { job: spec, node, control, arena, arenaReserved, flagsPerEndpoint: DEFAULT_FLAGS };
+  const engineUrl = new URL(`../offload/engine/engine-main.${ext}`, import.meta.url);
+  const entry = spec.workerLoader
+    ? `import(${JSON.stringify(spec.workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(engineUrl.href)}); })`
+    : engineUrl;
+  const worker = new Worker(entry, { eval: spec.workerLoader !== undefined, workerData: { [ENGINE_KEY]: engineSpec }, stdout: false, stderr: false });
+  const exited = new Promise<void>((resolve) => {
+    worker.on('error', (e: unknown) => {
+      const err = e as { stack?: string; message?: string } | undefined;
+      fail(-1, `the offload engine of node ${node} failed: ${err?.stack ?? err?.message ?? String(e)}`);
+    });
+    worker.on('exit', () => resolve());
+  });
+  engine = { worker, exited };
+}
+
 const finished: Promise<void>[] = [];
 for (let l = 0; l < localSize; l++) {
   const rank = first + l;
@@ -136,6 +155,16 @@ for (let l = 0; l < localSize; l++) {
 }
 
 await Promise.all(finished);
+if (engine) {
+  // Ask the engine to finish (it completes nothing more: every rank has returned) and exit.
+  const i32 = new Int32Array(control);
+  Atomics.store(i32, STOP_WORD(nl), 1);
+  Atomics.add(i32, layout.bellIndex(nl.engineEndpoint), 1);
+  Atomics.notify(i32, layout.bellIndex(nl.engineEndpoint));
+  const kill = setTimeout(() => void engine?.worker.terminate(), 2000);
+  await engine.exited;
+  clearTimeout(kill);
+}
 if (!failed) {
   await proxy?.stop();
   // Exit once the launcher has the message (IPC sends are asynchronous).

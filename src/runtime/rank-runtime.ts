@@ -10,9 +10,13 @@ import { availableParallelism } from 'node:os';
 import { ArenaAllocator, arenaSlice } from '../transport/shm/arena.js';
 import { ShmEndpoint } from '../transport/shm/endpoint.js';
 import { makeLayout, type Layout } from '../transport/shm/layout.js';
-import { nodeOfRank, type JobSpec, type RankSpec } from './config.js';
+import { nodeLayout } from '../offload/engine/node-layout.js';
+import type { EngineLayout } from '../offload/engine/doorbell.js';
+import { placement, type JobSpec, type RankSpec } from './config.js';
 import { Engine } from './engine.js';
 import { ArenaSimd, arenaMemory } from './simd.js';
+import { noiseFromEnv, type NoiseInjector } from './noise.js';
+import type { OffloadClient } from './offload-client.js';
 
 export const DEFAULT_RING_BYTES = 256 * 1024;
 export const DEFAULT_FLAGS = 1024;
@@ -26,24 +30,28 @@ export class RankRuntime {
   readonly arena: SharedArrayBuffer;
   /** SIMD sum kernels over the arena (undefined without WebAssembly SIMD). */
   readonly simd: ArenaSimd | undefined;
+  /** The rank's link to its node's offload engine, created on first use. */
+  offload: OffloadClient | undefined;
   /** Next context id this rank may hand out (see Communicator.split). */
   nextContext = 1;
-  /** Node of each world rank. */
+  /** Node of each transport address (world ranks, then engines). */
   readonly nodeOf: Int32Array;
+  /** Posting slots of this node's offload engine (undefined: the job runs without engines). */
+  readonly engineLayout: EngineLayout | undefined;
+  /** Noise injected into this rank thread (COLL_NOISE), if any. */
+  readonly noise: NoiseInjector | undefined;
 
   constructor(spec: RankSpec) {
     this.spec = spec;
     const job = spec.job;
-    this.layout = makeLayout({ localSize: spec.localSize, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
+    const nl = nodeLayout({ localSize: spec.localSize, engine: job.engine, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
+    this.layout = nl.layout;
+    this.engineLayout = nl.engine;
     // One JS object for the arena everywhere: buffer identity tells arena views apart.
     this.arena = (spec.memory?.buffer as SharedArrayBuffer | undefined) ?? spec.arena;
     this.simd = ArenaSimd.create(spec.memory);
-    this.nodeOf = new Int32Array(job.size);
-    const localIndexOf = new Int32Array(job.size).fill(-1);
-    for (let r = 0; r < job.size; r++) {
-      this.nodeOf[r] = nodeOfRank(job.firstRank, r);
-      if (this.nodeOf[r] === spec.node) localIndexOf[r] = r - job.firstRank[spec.node];
-    }
+    const { nodeOf, localIndexOf } = placement(job, spec.node);
+    this.nodeOf = nodeOf;
     this.endpoint = new ShmEndpoint({
       control: spec.control,
       arena: this.arena,
@@ -53,9 +61,10 @@ export class RankRuntime {
       localIndexOf,
       multiNode: job.nodeCount > 1,
     });
-    this.engine = new Engine(this.endpoint, job.spin);
-    // One slice per rank (the proxy forwards from ranks' memory and allocates none).
-    const slice = arenaSlice(this.arena.byteLength - spec.arenaReserved, spec.localSize, spec.localRank);
+    this.noise = noiseFromEnv(spec.worldRank);
+    this.engine = new Engine(this.endpoint, job.spin, this.noise);
+    // One slice per rank and one for the engine (the proxy forwards from their memory and allocates none).
+    const slice = arenaSlice(this.arena.byteLength - spec.arenaReserved, nl.arenaSlices, spec.localRank);
     this.allocator = new ArenaAllocator(this.arena, spec.arenaReserved + slice.start, slice.bytes);
   }
 
@@ -83,6 +92,13 @@ export function defaultSpin(threadsOnHost: number): number {
   return threadsOnHost <= availableParallelism() ? 200 : 0;
 }
 
+/** Offload engine polling after work (µs): only when there are cores to spare. COLL_ENGINE_SPIN_US overrides. */
+export function defaultEngineSpin(threadsOnHost: number): number {
+  const env = process.env.COLL_ENGINE_SPIN_US;
+  if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
+  return threadsOnHost <= availableParallelism() ? 200 : 0;
+}
+
 /** Proxy polling after traffic (ms): only when there are cores to spare. COLL_PROXY_SPIN_MS overrides. */
 export function defaultProxySpinMs(threadsOnHost: number): number {
   const env = process.env.COLL_PROXY_SPIN_MS;
@@ -106,6 +122,8 @@ export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeout
     timeoutMs: o.timeoutMs ?? 0,
     spin: defaultSpin(1),
     proxySpinMs: 0,
+    engine: false,
+    engineSpin: 0,
     loader: undefined,
     workerLoader: undefined,
   };

@@ -240,7 +240,9 @@ export class ShmCollectives {
     let parked = false;
     let start = 0;
     const budget = engine.spinBudget();
+    const noise = engine.noise;
     while (Atomics.load(i32, word) !== target) {
+      if (noise !== undefined) noise.tick();
       if (!engine.spinDone(++spins, since, budget)) {
         if ((spins & 1023) === 0) engine.progress();
         if (since === 0 && spins >= SPIN_CHECK) {
@@ -255,7 +257,9 @@ export class ShmCollectives {
       deadline = this.check(deadline, seq, timeoutMs, () => (Atomics.load(i32, word) === target ? [] : [1 - this.rank]));
       Atomics.store(i32, flag, 1);
       const v = Atomics.load(i32, word);
+      noise?.parking();
       const r = v !== target ? Atomics.wait(i32, word, v, Math.min(deadline - performance.now(), 20)) : 'not-equal';
+      noise?.woke();
       Atomics.store(i32, flag, 0);
       // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
       if (r === 'timed-out') engine.progress();
@@ -274,7 +278,9 @@ export class ShmCollectives {
     let parked = false;
     let start = 0;
     const budget = engine.spinBudget();
+    const noise = engine.noise;
     while (((Atomics.load(i32, gen) - target) | 0) < 0) {
+      if (noise !== undefined) noise.tick();
       if (!engine.spinDone(++spins, since, budget)) {
         if ((spins & 1023) === 0) engine.progress();
         if (since === 0 && spins >= SPIN_CHECK) {
@@ -289,7 +295,9 @@ export class ShmCollectives {
       deadline = this.check(deadline, seq, timeoutMs, () => this.missing(ph, target));
       Atomics.add(i32, this.base + SLEEPERS, 1);
       const g = Atomics.load(i32, gen);
+      noise?.parking();
       const r = ((g - target) | 0) < 0 ? Atomics.wait(i32, gen, g, Math.min(deadline - performance.now(), 20)) : 'not-equal';
+      noise?.woke();
       Atomics.sub(i32, this.base + SLEEPERS, 1);
       // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
       if (r === 'timed-out') engine.progress();

@@ -12,11 +12,16 @@
  *                     bits 16..20  cache slot       (0..31: "16 or 32 cache slots")
  *                     bit  21      in-place         (send buffer is the recv buffer)
  *                     bit  22      mode             (0 all-NIC, 1 intermediate-only, F12)
- *                     bits 23..31  reserved, must be zero
- *   word 1  count       elements (0..2^31−1)
- *   word 2  root        rank (0..2^31−1; 0 for rootless collectives)
- *   word 3  sendOffset  byte offset of the send buffer in the shared arena
+ *                     bit  23      command          (0 run a collective, 1 register a communicator)
+ *                     bits 24..31  reserved, must be zero
+ *   word 1  count       elements (0..2^31−1); for 'register': the communicator's size
+ *   word 2  root        rank (0..2^31−1; 0 for rootless collectives); for 'register': the poster's rank
+ *   word 3  sendOffset  byte offset of the send buffer in the shared arena; for 'register': of the
+ *                       Int32 list of the communicator's world ranks
  *   word 4  recvOffset  byte offset of the recv buffer in the shared arena
+ *   word 5  tag         the communicator's collective sequence number; for 'register': its context id
+ *   word 6  timeoutMs   0 = none
+ *   word 7  options     arena offset of the call's options (u32 length + UTF-8 JSON), 0 = defaults
  *
  * Only built-in operators are encodable (user-defined ops live in one thread's heap).
  * Out-of-range fields throw ArgumentError / OpError / DatatypeError naming the value
@@ -28,7 +33,7 @@ import { BUILTIN_OP_NAMES, type BuiltinOpName } from '../../core/ops.js';
 import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
 
 /** Int32 words per descriptor. */
-export const DESCRIPTOR_WORDS = 5;
+export const DESCRIPTOR_WORDS = 8;
 
 export const KIND_SHIFT = 0;
 export const OP_SHIFT = 4;
@@ -37,9 +42,10 @@ export const CHANNEL_SHIFT = 12;
 export const SLOT_SHIFT = 16;
 export const IN_PLACE_BIT = 1 << 21;
 export const MODE_BIT = 1 << 22;
+export const COMMAND_BIT = 1 << 23;
 const NIBBLE = 0xf;
 const SLOT_MASK = 0x1f;
-export const RESERVED_MASK = ~((1 << 23) - 1); // bits 23..31
+export const RESERVED_MASK = ~((1 << 24) - 1); // bits 24..31
 
 /** Number of channels and cache slots the control word can name. */
 export const MAX_CHANNELS = 16;
@@ -48,6 +54,8 @@ export const MAX_CACHE_SLOTS = 32;
 export const MAX_WORD = 0x7fffffff;
 
 export type EngineMode = 'all-nic' | 'intermediate-only';
+/** 'collective': run one; 'register': cache a communicator (answer: its cache slot). */
+export type EngineCommand = 'collective' | 'register';
 
 export interface Descriptor {
   readonly kind: CollectiveKind;
@@ -58,10 +66,14 @@ export interface Descriptor {
   readonly cacheSlot: number;
   readonly inPlace: boolean;
   readonly mode: EngineMode;
+  readonly command: EngineCommand;
   readonly count: number;
   readonly root: number;
   readonly sendOffset: number;
   readonly recvOffset: number;
+  readonly tag: number;
+  readonly timeoutMs: number;
+  readonly options: number;
 }
 
 // The 4-bit fields must be able to index every name; fail loudly at load if a list grows.
@@ -97,6 +109,9 @@ export function encodeControl(d: Descriptor): number {
   if (d.mode !== 'all-nic' && d.mode !== 'intermediate-only') {
     throw new ArgumentError(`descriptor mode '${String(d.mode)}' is unknown`, "use 'all-nic' or 'intermediate-only'");
   }
+  if (d.command !== 'collective' && d.command !== 'register') {
+    throw new ArgumentError(`descriptor command '${String(d.command)}' is unknown`, "use 'collective' or 'register'");
+  }
   return (
     (k << KIND_SHIFT) |
     (o << OP_SHIFT) |
@@ -104,7 +119,8 @@ export function encodeControl(d: Descriptor): number {
     (d.channel << CHANNEL_SHIFT) |
     (d.cacheSlot << SLOT_SHIFT) |
     (d.inPlace ? IN_PLACE_BIT : 0) |
-    (d.mode === 'intermediate-only' ? MODE_BIT : 0)
+    (d.mode === 'intermediate-only' ? MODE_BIT : 0) |
+    (d.command === 'register' ? COMMAND_BIT : 0)
   );
 }
 
@@ -117,11 +133,11 @@ function pick<T>(list: readonly T[], i: number, name: string, word: number): T {
 }
 
 /** The small fields of a control word (without count/root/offsets). */
-export type ControlFields = Pick<Descriptor, 'kind' | 'op' | 'datatype' | 'channel' | 'cacheSlot' | 'inPlace' | 'mode'>;
+export type ControlFields = Pick<Descriptor, 'kind' | 'op' | 'datatype' | 'channel' | 'cacheSlot' | 'inPlace' | 'mode' | 'command'>;
 
 export function decodeControl(word: number): ControlFields {
   if ((word & RESERVED_MASK) !== 0) {
-    throw new ArgumentError(`descriptor control word 0x${(word >>> 0).toString(16)} has reserved bits 23..31 set`);
+    throw new ArgumentError(`descriptor control word 0x${(word >>> 0).toString(16)} has reserved bits 24..31 set`);
   }
   return {
     kind: pick(COLLECTIVES, (word >>> KIND_SHIFT) & NIBBLE, 'kind', word),
@@ -131,6 +147,7 @@ export function decodeControl(word: number): ControlFields {
     cacheSlot: (word >>> SLOT_SHIFT) & SLOT_MASK,
     inPlace: (word & IN_PLACE_BIT) !== 0,
     mode: (word & MODE_BIT) !== 0 ? 'intermediate-only' : 'all-nic',
+    command: (word & COMMAND_BIT) !== 0 ? 'register' : 'collective',
   };
 }
 
@@ -152,11 +169,17 @@ export function writeDescriptor(i32: Int32Array, index: number, d: Descriptor): 
   checkRange('root', d.root, MAX_WORD);
   checkRange('sendOffset', d.sendOffset, MAX_WORD);
   checkRange('recvOffset', d.recvOffset, MAX_WORD);
+  checkRange('tag', d.tag, MAX_WORD);
+  checkRange('timeoutMs', d.timeoutMs, MAX_WORD);
+  checkRange('options', d.options, MAX_WORD);
   i32[index] = control;
   i32[index + 1] = d.count;
   i32[index + 2] = d.root;
   i32[index + 3] = d.sendOffset;
   i32[index + 4] = d.recvOffset;
+  i32[index + 5] = d.tag;
+  i32[index + 6] = d.timeoutMs;
+  i32[index + 7] = d.options;
 }
 
 /** Read and validate the descriptor at Int32 index `index`. */
@@ -174,5 +197,8 @@ export function readDescriptor(i32: Int32Array, index: number): Descriptor {
     root: word(2, 'root'),
     sendOffset: word(3, 'sendOffset'),
     recvOffset: word(4, 'recvOffset'),
+    tag: word(5, 'tag'),
+    timeoutMs: word(6, 'timeoutMs'),
+    options: word(7, 'options'),
   };
 }

@@ -4,11 +4,15 @@
  *
  * Layout (Int32 words from `baseByte`, each group on its own 64-byte line):
  *   engine bell     one counter every rank bumps after posting; the engine Atomics.waits on it
+ *                   (or any other word given as `bellIndex`, e.g. the engine's transport doorbell,
+ *                   so that one wait covers both postings and messages)
  *   per rank, `depth` slots of 16 words:
  *     0 postedSeq   sequence of the descriptor in the slot (written last by the rank)
  *     1 doneSeq     sequence the engine completed (written last by the engine)
  *     2 code        completion code: 0 done, > 0 error code chosen by the engine
- *     3..7          the descriptor (descriptor.ts)
+ *     3 reply       a value the engine returns (e.g. the cache slot of a registration)
+ *     4..11         the descriptor (descriptor.ts)
+ *   per rank, MESSAGE_BYTES for the text of the last error completion (u32 length + UTF-8)
  *
  * Sequence numbers run 1..2^31−1 per rank and wrap to 1 (0 = never used). A ticket is
  * complete only when doneSeq equals ITS sequence, so a stale completion of an earlier
@@ -25,7 +29,10 @@ const SLOT_WORDS = 16;
 const POSTED = 0;
 const DONE = 1;
 const CODE = 2;
-const DESC = 3;
+const REPLY = 3;
+const DESC = 4;
+/** Bytes per rank for the message of an error completion. */
+export const MESSAGE_BYTES = 1024;
 /** Completion code for success. */
 export const DONE_OK = 0;
 export const MAX_SEQ = 0x7fffffff;
@@ -36,6 +43,8 @@ export interface EngineLayoutParams {
   readonly depth: number;
   /** Byte offset of the region in the SharedArrayBuffer (multiple of 64). Default 0. */
   readonly baseByte?: number;
+  /** Int32 index of the engine bell elsewhere in the same buffer (default: the region's first word). */
+  readonly bellIndex?: number;
 }
 
 export interface EngineLayout {
@@ -47,6 +56,8 @@ export interface EngineLayout {
   readonly bellIndex: number;
   /** Int32 index of a slot's first word. */
   slotIndex(rank: number, slot: number): number;
+  /** Byte offset of a rank's error message area. */
+  messageByte(rank: number): number;
 }
 
 export function makeEngineLayout(p: EngineLayoutParams): EngineLayout {
@@ -60,13 +71,15 @@ export function makeEngineLayout(p: EngineLayoutParams): EngineLayout {
   }
   const base = baseByte >> 2;
   const slots = base + LINE_WORDS;
+  const messages = (slots + p.ranks * p.depth * SLOT_WORDS) * 4;
   return Object.freeze({
     ranks: p.ranks,
     depth: p.depth,
     baseByte,
-    bytes: (LINE_WORDS + p.ranks * p.depth * SLOT_WORDS) * 4,
-    bellIndex: base,
+    bytes: (LINE_WORDS + p.ranks * p.depth * SLOT_WORDS) * 4 + p.ranks * MESSAGE_BYTES,
+    bellIndex: p.bellIndex ?? base,
     slotIndex: (rank: number, slot: number) => slots + (rank * p.depth + slot) * SLOT_WORDS,
+    messageByte: (rank: number) => messages + rank * MESSAGE_BYTES,
   });
 }
 
@@ -86,6 +99,10 @@ export interface Completion {
   /** 0 (DONE_OK) or the engine's error code. */
   readonly code: number;
   readonly ok: boolean;
+  /** The engine's reply word. */
+  readonly reply: number;
+  /** The engine's message for an error completion ('' when ok). */
+  readonly message: string;
 }
 
 /** A posted descriptor; complete when the engine writes its sequence to doneSeq. */
@@ -96,6 +113,7 @@ export class Ticket {
     readonly seq: number,
     readonly slot: number,
     private readonly index: number,
+    private readonly messageByte: number,
   ) {}
 
   /** Non-blocking check. */
@@ -103,8 +121,14 @@ export class Ticket {
     if (this.result) return this.result;
     if (Atomics.load(this.i32, this.index + DONE) !== this.seq) return undefined;
     const code = Atomics.load(this.i32, this.index + CODE);
-    this.result = { seq: this.seq, code, ok: code === DONE_OK };
+    const reply = Atomics.load(this.i32, this.index + REPLY);
+    this.result = { seq: this.seq, code, ok: code === DONE_OK, reply, message: code === DONE_OK ? '' : readMessage(this.i32, this.messageByte) };
     return this.result;
+  }
+
+  /** Whether the engine has completed it (cheapest check, for hot loops). */
+  get finished(): boolean {
+    return this.result !== undefined || Atomics.load(this.i32, this.index + DONE) === this.seq;
   }
 
   /** Block the thread (Atomics.wait) until complete; TimeoutError after `timeoutMs`. */
@@ -186,7 +210,7 @@ export class RankPoster {
     Atomics.store(this.i32, index + POSTED, seq); // release: publishes the descriptor
     Atomics.add(this.i32, this.layout.bellIndex, 1);
     Atomics.notify(this.i32, this.layout.bellIndex);
-    const t = new Ticket(this.i32, seq, slot, index);
+    const t = new Ticket(this.i32, seq, slot, index, this.layout.messageByte(this.rank));
     this.inflight[slot] = t;
     return t;
   }
@@ -250,8 +274,8 @@ export class EngineClaimer {
     return Atomics.wait(this.i32, this.layout.bellIndex, seen, timeoutMs);
   }
 
-  /** Complete a claim with DONE_OK or an error code (> 0), and wake the rank. */
-  complete(c: Claim, code: number = DONE_OK): void {
+  /** Complete a claim with DONE_OK or an error code (> 0) and its message, and wake the rank. */
+  complete(c: Claim, code: number = DONE_OK, reply = 0, message = ''): void {
     if (!Number.isInteger(code) || code < 0 || code > MAX_SEQ) {
       throw new ArgumentError(`completion code must be an integer in 0..${MAX_SEQ}, got ${code}`);
     }
@@ -259,10 +283,23 @@ export class EngineClaimer {
     if (Atomics.load(this.i32, index + POSTED) !== c.seq || Atomics.load(this.i32, index + DONE) === c.seq) {
       throw new TransportError(`rank ${c.rank} slot ${c.slot}: seq ${c.seq} is not an outstanding claim (completed twice?)`);
     }
+    if (code !== DONE_OK) writeMessage(this.i32, this.layout.messageByte(c.rank), message);
     Atomics.store(this.i32, index + CODE, code);
-    Atomics.store(this.i32, index + DONE, c.seq); // release: publishes the code
+    Atomics.store(this.i32, index + REPLY, reply);
+    Atomics.store(this.i32, index + DONE, c.seq); // release: publishes the code, reply and message
     Atomics.notify(this.i32, index + DONE);
   }
+}
+
+function writeMessage(i32: Int32Array, byte: number, message: string): void {
+  const bytes = new TextEncoder().encode(message).subarray(0, MESSAGE_BYTES - 4);
+  new Uint8Array(i32.buffer, byte + 4, bytes.byteLength).set(bytes);
+  i32[byte >> 2] = bytes.byteLength;
+}
+
+function readMessage(i32: Int32Array, byte: number): string {
+  const n = Math.min(i32[byte >> 2], MESSAGE_BYTES - 4);
+  return n > 0 ? new TextDecoder().decode(new Uint8Array(i32.buffer, byte + 4, n).slice()) : '';
 }
 
 /** Int32 words per slot's descriptor area (for tests and sizing). */

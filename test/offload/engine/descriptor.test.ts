@@ -18,11 +18,12 @@ const descriptor: fc.Arbitrary<Descriptor> = fc.record({
   cacheSlot: fc.integer({ min: 0, max: 31 }),
   inPlace: fc.boolean(),
   mode: fc.constantFrom('all-nic' as const, 'intermediate-only' as const),
-  count: word, root: word, sendOffset: word, recvOffset: word,
+  command: fc.constantFrom('collective' as const, 'register' as const),
+  count: word, root: word, sendOffset: word, recvOffset: word, tag: word, timeoutMs: word, options: word,
 });
 const base: Descriptor = {
-  kind: 'allreduce', op: 'sum', datatype: 'float64', channel: 0, cacheSlot: 0, inPlace: false, mode: 'all-nic',
-  count: 1, root: 0, sendOffset: 0, recvOffset: 64,
+  kind: 'allreduce', op: 'sum', datatype: 'float64', channel: 0, cacheSlot: 0, inPlace: false, mode: 'all-nic', command: 'collective',
+  count: 1, root: 0, sendOffset: 0, recvOffset: 64, tag: 0, timeoutMs: 0, options: 0,
 };
 
 describe('offload descriptor', () => {
@@ -32,9 +33,9 @@ describe('offload descriptor', () => {
       writeDescriptor(i32, at, d);
       expect(readDescriptor(i32, at)).toEqual(d);
       expect(decodeControl(encodeControl(d))).toEqual({
-        kind: d.kind, op: d.op, datatype: d.datatype, channel: d.channel, cacheSlot: d.cacheSlot, inPlace: d.inPlace, mode: d.mode,
+        kind: d.kind, op: d.op, datatype: d.datatype, channel: d.channel, cacheSlot: d.cacheSlot, inPlace: d.inPlace, mode: d.mode, command: d.command,
       });
-      expect(encodeControl(d) >>> 23).toBe(0);
+      expect(encodeControl(d) >>> 24).toBe(0);
     }), { numRuns: 2000 });
   });
 
@@ -47,10 +48,10 @@ describe('offload descriptor', () => {
   });
 
   it('rejects out-of-range numeric fields with ArgumentError', () => {
-    const i32 = new Int32Array(new SharedArrayBuffer(32));
+    const i32 = new Int32Array(new SharedArrayBuffer(48));
     const bad: Partial<Descriptor>[] = [
       { channel: 16 }, { channel: -1 }, { channel: 1.5 }, { cacheSlot: 32 }, { cacheSlot: -1 },
-      { count: -1 }, { count: 2 ** 31 }, { count: NaN }, { root: -1 }, { sendOffset: 2 ** 31 }, { recvOffset: -4 },
+      { count: -1 }, { count: 2 ** 31 }, { count: NaN }, { root: -1 }, { sendOffset: 2 ** 31 }, { recvOffset: -4 }, { tag: -1 }, { timeoutMs: 2 ** 31 }, { options: 0.5 },
     ];
     for (const b of bad) expect(() => writeDescriptor(i32, 0, { ...base, ...b })).toThrow(ArgumentError);
     fc.assert(fc.property(fc.integer({ min: 16, max: 1e6 }), (c) => {
@@ -65,14 +66,16 @@ describe('offload descriptor', () => {
     expect(() => encodeControl({ ...base, datatype: 'float16' as never })).toThrow(DatatypeError);
     expect(() => encodeControl({ ...base, kind: 'scan' as never })).toThrow(ArgumentError);
     expect(() => encodeControl({ ...base, mode: 'nic' as never })).toThrow(ArgumentError);
+    expect(() => encodeControl({ ...base, command: 'run' as never })).toThrow(ArgumentError);
   });
 
   it('rejects corrupt words on decode', () => {
-    expect(() => decodeControl(1 << 23)).toThrow(/reserved bits/);
+    expect(() => decodeControl(1 << 24)).toThrow(/reserved bits/);
+    expect(decodeControl(1 << 23).command).toBe('register');
     expect(() => decodeControl(-1)).toThrow(ArgumentError);
     expect(() => decodeControl(0xf)).toThrow(/kind index 15/); // only 9 collectives
     expect(() => decodeControl(0xf << 8)).toThrow(/datatype index 15/);
-    const i32 = new Int32Array(new SharedArrayBuffer(32));
+    const i32 = new Int32Array(new SharedArrayBuffer(48));
     writeDescriptor(i32, 0, base);
     i32[1] = -5;
     expect(() => readDescriptor(i32, 0)).toThrow(/count/);

@@ -51,6 +51,10 @@ export interface Case {
   /** Random floats instead of exact small values (reproducible-mode checks). */
   inexact?: boolean;
   topology?: import('../../../src/index.js').Topology;
+  /** Execution mode (host, offload, intermediate). */
+  mode?: import('../../../src/index.js').ExecutionMode;
+  /** Parameters of the named algorithm. */
+  params?: Record<string, number>;
   seed: number;
 }
 
@@ -137,6 +141,8 @@ export async function runCase(comm: Communicator, c: Case): Promise<Uint8Array |
     reproducible: c.reproducible,
     topology: c.topology,
     op: c.op,
+    mode: c.mode,
+    params: c.params,
     root,
     datatype: t.kind === 'pair' || c.shared ? c.datatype : undefined,
     count: c.count,

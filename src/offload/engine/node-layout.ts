@@ -1,0 +1,32 @@
+/**
+ * Shared-memory layout of a node with an offload engine: the transport block (rings
+ * between endpoints: the node's ranks, then the engine, then the network proxy)
+ * followed by the engine's posting slots. The engine's posting bell IS its transport
+ * doorbell, so one Atomics.wait in the engine covers both new descriptors and
+ * messages from ranks, other engines and the proxy.
+ */
+import { makeLayout, type Layout } from '../../transport/shm/layout.js';
+import { makeEngineLayout, type EngineLayout } from './doorbell.js';
+
+/** Outstanding offloaded collectives per rank. */
+export const ENGINE_DEPTH = 16;
+
+export interface NodeLayout {
+  readonly layout: Layout;
+  /** Endpoint index of the engine (-1 without one). */
+  readonly engineEndpoint: number;
+  readonly engine: EngineLayout | undefined;
+  /** Bytes of the node's control SharedArrayBuffer. */
+  readonly controlBytes: number;
+  /** Endpoints that get an arena slice (ranks, plus the engine). */
+  readonly arenaSlices: number;
+}
+
+export function nodeLayout(p: { localSize: number; engine: boolean; ringBytes: number; flagsPerEndpoint: number }): NodeLayout {
+  const endpoints = p.localSize + (p.engine ? 1 : 0);
+  const layout = makeLayout({ localSize: endpoints, ringBytes: p.ringBytes, flagsPerEndpoint: p.flagsPerEndpoint });
+  if (!p.engine) return { layout, engineEndpoint: -1, engine: undefined, controlBytes: layout.totalBytes, arenaSlices: p.localSize };
+  const baseByte = Math.ceil(layout.totalBytes / 64) * 64;
+  const engine = makeEngineLayout({ ranks: p.localSize, depth: ENGINE_DEPTH, baseByte, bellIndex: layout.bellIndex(p.localSize) });
+  return { layout, engineEndpoint: p.localSize, engine, controlBytes: baseByte + engine.bytes, arenaSlices: endpoints };
+}

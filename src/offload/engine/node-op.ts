@@ -1,0 +1,225 @@
+/**
+ * One offloaded collective as the engine runs it for its node: local-in (combine the
+ * node's contributions straight from the ranks' shared buffers), the inter-node
+ * schedule phases among the engines (and host roles in intermediate mode), local-out
+ * (write the result into every rank's buffer). See node-plan.ts for the split.
+ *
+ * Reductions fold the node's members in communicator-rank order, so every rank of
+ * every node gets bitwise the same result (the inter-node schedules are rank
+ * consistent, see runtime/plan.ts).
+ */
+import type { Kernel } from '../../core/ops.js';
+import { Execution } from '../../runtime/executor.js';
+import type { Task } from '../../runtime/task.js';
+import type { Endpoint } from '../../transport/types.js';
+import type { CommNodes, NodeCallShape, NodePlan } from './node-plan.js';
+
+export interface MemberBuffers {
+  /** Communicator rank. */
+  readonly rank: number;
+  /** Send region (bytes) in the arena; empty when the call has none. */
+  readonly send: Uint8Array;
+  /** Receive region (bytes) in the arena; empty when the call has none. */
+  readonly recv: Uint8Array;
+}
+
+export interface NodeOpContext {
+  readonly endpoint: Endpoint;
+  /** Arena bytes for scratch (zero-copy to other nodes); undefined → private memory. */
+  alloc(bytes: number): Uint8Array;
+  free(buf: Uint8Array): void;
+}
+
+const EMPTY: Uint8Array = new Uint8Array(0);
+
+export class NodeOp implements Task {
+  done = false;
+  error: Error | undefined = undefined;
+  private exec: Execution | undefined;
+  private phase = 0;
+  private readonly owned: Uint8Array[] = [];
+  private input = EMPTY;
+  private output = EMPTY;
+  private readonly es: number;
+  private readonly kernel: Kernel | undefined;
+
+  constructor(
+    private readonly x: NodeOpContext,
+    private readonly comm: CommNodes,
+    /** This node's index in the communicator. */
+    private readonly me: number,
+    private readonly shape: NodeCallShape,
+    private readonly plan: NodePlan,
+    /** The node's members, ascending by communicator rank. */
+    private readonly members: readonly MemberBuffers[],
+    /** The call's tag (collective sequence number); phase i uses tag + i. */
+    private readonly tag: number,
+  ) {
+    this.es = shape.type.size;
+    this.kernel = shape.op?.kernel(shape.type);
+  }
+
+  start(): void {
+    try {
+      this.localIn();
+      this.nextPhase();
+    } catch (e) {
+      this.finish(e as Error);
+    }
+  }
+
+  advance(): void {
+    if (this.done || !this.exec) return;
+    this.exec.advance();
+    if (!this.exec.done) return;
+    if (this.exec.error) {
+      this.finish(this.exec.error);
+      return;
+    }
+    try {
+      this.nextPhase();
+    } catch (e) {
+      this.finish(e as Error);
+    }
+  }
+
+  /** Node indices (of the communicator) whose messages the current phase still waits for. */
+  waitingFor(): number[] {
+    return this.exec && !this.exec.done ? this.exec.waitingFor() : [];
+  }
+
+  /** Give up (a timeout): withdraw pending receives and release scratch. */
+  abort(e: Error): void {
+    this.finish(e);
+  }
+
+  /** Give back scratch; called once, by finish(). */
+  private release(): void {
+    for (const b of this.owned) this.x.free(b);
+    this.owned.length = 0;
+  }
+
+  private scratch(bytes: number): Uint8Array {
+    const b = this.x.alloc(bytes);
+    this.owned.push(b);
+    return b;
+  }
+
+  private finish(e: Error | undefined): void {
+    if (this.done) return;
+    if (this.exec && !this.exec.done && e) this.exec.fail(e);
+    this.error = e;
+    this.done = true;
+    this.release();
+  }
+
+  private localIn(): void {
+    const { kind, count } = this.shape;
+    const bytes = count * this.es;
+    const ms = this.members;
+    const root = this.shape.root;
+    const single = this.plan.inter === undefined;
+    switch (kind) {
+      case 'barrier':
+        return;
+      case 'bcast': {
+        const r = ms.find((m) => m.rank === root);
+        this.output = r ? r.recv : ms[0].recv;
+        return;
+      }
+      case 'reduce':
+      case 'allreduce': {
+        const kernel = this.kernel as Kernel;
+        if (ms.length === 1 && !single && !overlaps(ms[0].send, ms[0].recv)) this.input = ms[0].send;
+        else {
+          // Fold the node's members in rank order (into the output directly on a one-node communicator).
+          const rootHere = kind === 'reduce' ? ms.find((m) => m.rank === root) : ms[0];
+          const acc = single && rootHere !== undefined && !ms.some((m) => m !== rootHere && overlaps(m.send, rootHere.recv)) ? rootHere.recv : this.scratch(bytes);
+          if (ms.length === 1) acc.set(ms[0].send);
+          else {
+            kernel(acc, ms[0].send, ms[1].send, count);
+            for (let i = 2; i < ms.length; i++) kernel(acc, acc, ms[i].send, count);
+          }
+          this.input = acc;
+        }
+        if (single) this.output = this.input;
+        else if (kind === 'allreduce') this.output = ms.length === 1 && !overlaps(this.input, ms[0].recv) ? ms[0].recv : this.scratch(bytes);
+        else {
+          const r = ms.find((m) => m.rank === root);
+          this.output = r ? (r.recv === this.input || overlaps(r.recv, this.input) ? this.scratch(bytes) : r.recv) : EMPTY;
+        }
+        return;
+      }
+      case 'allgather': {
+        const block = bytes;
+        const packed = this.scratch(this.comm.maxLocal * block);
+        packed.fill(0);
+        for (let i = 0; i < ms.length; i++) packed.set(ms[i].send, i * block);
+        this.input = packed;
+        this.output = single ? packed : this.scratch(this.comm.nodes.length * this.comm.maxLocal * block);
+        return;
+      }
+      default:
+        throw new Error(`internal: ${kind} is not offloadable`);
+    }
+  }
+
+  private nextPhase(): void {
+    const inter = this.plan.inter;
+    if (inter && this.phase < inter.phases.length) {
+      const ph = inter.phases[this.phase];
+      const es = this.es;
+      const scratch = ph.compiled.scratch.map((n) => this.scratch(n * es));
+      this.exec = new Execution(ph.compiled, [ph.usesInput ? this.input : EMPTY, this.output, ...scratch], {
+        endpoint: this.x.endpoint,
+        worldOf: this.plan.addresses,
+        context: this.comm.context,
+        seq: this.tag + this.phase,
+        elementSize: es,
+        kernel: inter.kernel,
+      });
+      this.phase++;
+      this.exec.start();
+      if (this.exec.done) this.advance();
+      return;
+    }
+    this.localOut();
+    this.finish(undefined);
+  }
+
+  private localOut(): void {
+    const { kind, count, root } = this.shape;
+    const ms = this.members;
+    const out = this.output;
+    switch (kind) {
+      case 'barrier':
+        return;
+      case 'bcast':
+      case 'allreduce':
+        for (const m of ms) if (m.recv !== out && m.recv.byteLength > 0) m.recv.set(out);
+        return;
+      case 'reduce': {
+        const r = ms.find((m) => m.rank === root);
+        if (r && r.recv !== out) r.recv.set(out);
+        return;
+      }
+      case 'allgather': {
+        const block = count * this.es;
+        const c = this.comm;
+        for (const m of ms) {
+          for (let r = 0; r < c.size; r++) {
+            const at = (c.nodeIndexOf[r] * c.maxLocal + c.localIndexOf[r]) * block;
+            m.recv.set(out.subarray(at, at + block), r * block);
+          }
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+function overlaps(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+}

@@ -1,0 +1,40 @@
+/**
+ * What a node process hands its offload engine thread (workerData under ENGINE_KEY),
+ * the control word that asks the engine to stop, and the completion codes the engine
+ * reports to ranks (the message of an error completion is JSON: see EngineFailure).
+ */
+import type { JobSpec } from '../../runtime/config.js';
+import type { NodeLayout } from './node-layout.js';
+
+export const ENGINE_KEY = '__collectivesEngine';
+
+export interface EngineSpec {
+  readonly job: JobSpec;
+  readonly node: number;
+  readonly control: SharedArrayBuffer;
+  readonly arena: SharedArrayBuffer;
+  /** Bytes at the start of the arena reserved before the per-endpoint slices. */
+  readonly arenaReserved: number;
+  readonly flagsPerEndpoint: number;
+}
+
+/** Int32 index of the stop word (the engine region's first line; its bell lives in the transport block). */
+export function STOP_WORD(nl: NodeLayout): number {
+  if (!nl.engine) throw new Error('internal: no engine region');
+  return (nl.engine.baseByte >> 2) + 1;
+}
+
+/** Completion codes (0 = done). */
+export const CODE_MISMATCH = 1;
+export const CODE_TIMEOUT = 2;
+export const CODE_RESTRICTION = 3;
+export const CODE_ARGUMENT = 4;
+export const CODE_FAILED = 5;
+
+/** The JSON message of an error completion. */
+export interface EngineFailure {
+  readonly message: string;
+  readonly hint?: string;
+  /** Communicator ranks still waited for (timeouts). */
+  readonly missing?: readonly number[];
+}
