@@ -15,7 +15,7 @@ import { datatype as lookupDatatype, type DatatypeName } from '../core/datatypes
 import { RestrictionError } from '../core/errors.js';
 import { ioCounts } from '../schedule/context.js';
 import type { CollectiveKind } from '../schedule/types.js';
-import type { Communicator, ReduceOptions } from '../runtime/communicator.js';
+import type { Communicator, ExecutionMode, ReduceOptions } from '../runtime/communicator.js';
 import { init } from '../runtime/init.js';
 
 export interface BenchConfig {
@@ -32,6 +32,8 @@ export interface BenchConfig {
   readonly shared: boolean;
   readonly datatype: DatatypeName;
   readonly op: string;
+  /** Execution modes to time (default ['host']). */
+  readonly modes?: readonly ExecutionMode[];
 }
 
 export interface BenchRecord {
@@ -39,6 +41,8 @@ export interface BenchRecord {
   /** The algorithm that ran (automatic selection resolved). */
   readonly algorithm: string;
   readonly requested: string;
+  /** Execution mode (host, offload, intermediate). */
+  readonly mode: ExecutionMode;
   readonly ranks: number;
   readonly nodes: number;
   readonly bytes: number;
@@ -118,9 +122,10 @@ export function runBench(comm: Communicator, c: BenchConfig): void {
   const print = (kind: string, o: object): void => {
     if (comm.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
   };
-  print('PLAN', { measurements: algorithms.length * sizes.length });
+  const modes = c.modes ?? ['host'];
+  print('PLAN', { measurements: modes.length * algorithms.length * sizes.length });
   const reducesOp = c.collective === 'reduce' || c.collective === 'allreduce' || c.collective === 'reduce_scatter';
-  for (const alg of algorithms) {
+  for (const mode of modes) for (const alg of algorithms) {
     for (const bytes of sizes) {
       const count = c.collective === 'barrier' ? 0 : Math.max(1, Math.floor(bytes / t.size));
       // Options as an application would pass them: buffers are typed arrays of exactly
@@ -129,13 +134,16 @@ export function runBench(comm: Communicator, c: BenchConfig): void {
         ...(t.kind === 'pair' || !c.shared ? { datatype: c.datatype } : {}),
         ...(reducesOp && c.op !== 'sum' ? { op: c.op } : {}),
         ...(alg ? { algorithm: alg } : {}),
+        ...(mode !== 'host' ? { mode } : {}),
       };
       let label: string;
       try {
-        label = comm.algorithmFor(c.collective, count, { ...o, op: c.op, datatype: c.datatype, blocking: true });
+        // Offloaded calls run the named algorithm among the nodes' engines.
+        label = mode === 'host' ? comm.algorithmFor(c.collective, count, { ...o, op: c.op, datatype: c.datatype, blocking: true }) : `${mode}${alg ? `/${alg}` : ''}`;
+        if (mode !== 'host') comm.checkMode(c.collective, mode, o.op ?? c.op);
       } catch (e) {
         if (!(e instanceof RestrictionError)) throw e;
-        print('SKIP', { collective: c.collective, requested: alg ?? 'auto', bytes, reason: e.message.split('\n')[0] });
+        print('SKIP', { collective: c.collective, requested: alg ?? 'auto', mode, bytes, reason: e.message.split('\n')[0] });
         continue;
       }
       const { send, recv, free } = buffers(comm, c, count);
@@ -154,6 +162,7 @@ export function runBench(comm: Communicator, c: BenchConfig): void {
           collective: c.collective,
           algorithm: label,
           requested: alg ?? 'auto',
+          mode,
           ranks: comm.size,
           nodes: comm.nodeCount,
           bytes: count * t.size,

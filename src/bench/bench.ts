@@ -39,6 +39,7 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
     shared: job.shared,
     datatype: job.datatype,
     op: job.op,
+    modes: job.modes,
   };
   const records: BenchRecord[] = [];
   const skipped: BenchResult['skipped'] = [];
@@ -85,7 +86,7 @@ export function benchTable(records: readonly BenchRecord[]): string {
 export function benchPlot(records: readonly BenchRecord[], title: string): string {
   const series = new Map<string, [number, number][]>();
   for (const r of records) {
-    const name = r.requested === 'auto' ? 'auto' : r.algorithm;
+    const name = r.mode !== 'host' || r.requested !== 'auto' ? r.algorithm : 'auto';
     if (!series.has(name)) series.set(name, []);
     (series.get(name) as [number, number][]).push([Math.max(1, r.bytes), r.avg_us]);
   }

@@ -595,6 +595,13 @@ export class Communicator {
     return this;
   }
 
+  /** Throw RestrictionError when a collective with this operator cannot run in `mode` (for tools). */
+  checkMode(kind: CollectiveKind, mode: ExecutionMode, op?: string | Op): void {
+    if (mode === 'host') return;
+    const o = kind === 'reduce' || kind === 'allreduce' || kind === 'reduce_scatter' ? lookupOp(op ?? 'sum') : undefined;
+    checkOffloadable(kind, o, false, mode);
+  }
+
   /** The execution mode of this communicator's collectives. */
   get mode(): ExecutionMode {
     return this.defaults.mode ?? 'host';
@@ -669,7 +676,7 @@ export class Communicator {
         if (!EXECUTION_MODES.includes(mode)) throw new ArgumentError(`unknown execution mode '${String(mode)}'`, `use one of: ${EXECUTION_MODES.join(', ')}`);
         checkOffloadable(kind, op, reproducible, mode);
       }
-      if (this.size > 1 && offloadRestriction(kind, op, reproducible) === undefined) {
+      if (offloadRestriction(kind, op, reproducible) === undefined) {
         return this.offloaded(mode, kind, send, recv, inPlace, count, type, op as Op | undefined, root, o, blocking, reproducible, result);
       }
     }
@@ -771,7 +778,7 @@ export class Communicator {
       slot,
     );
     if (blocking) {
-      this.rt.engine.run(task, info);
+      this.rt.engine.run(task, info, this.rt.offloadSpinUs);
       return result();
     }
     return new Request(this.rt.engine, task, info, result);

@@ -60,15 +60,16 @@ export class Engine {
     this.noise = noise;
   }
 
-  /** Park the thread on its doorbell (telling the noise injector). */
-  park(ms: number): void {
+  /** Park the thread on its doorbell (telling the noise injector) unless `task` turns out done. */
+  park(ms: number, task?: Task): void {
+    const ready = task ? () => (task.advance(), task.done) : undefined;
     const noise = this.noise;
     if (noise === undefined) {
-      this.ep.park(ms);
+      this.ep.park(ms, ready);
       return;
     }
     noise.parking();
-    this.ep.park(ms);
+    this.ep.park(ms, ready);
     noise.woke();
   }
 
@@ -94,18 +95,22 @@ export class Engine {
   }
 
   /** Start `task` and run it to completion in this thread; throws its error. */
-  run(task: Task, info: WaitInfo): void {
+  run(task: Task, info: WaitInfo, spinUs?: number): void {
     task.start();
-    this.wait(task, info);
+    this.wait(task, info, spinUs);
   }
 
-  /** Block until a started task is done; throws its error. */
-  wait(task: Task, info: WaitInfo): void {
+  /**
+   * Block until a started task is done; throws its error. `spinUs` fixes the polling
+   * budget before parking (offloaded calls: the rank has nothing to progress);
+   * otherwise the adaptive budget applies.
+   */
+  wait(task: Task, info: WaitInfo, spinUs?: number): void {
     let idle = 0;
     let since = 0;
     let start = 0;
     let parked = false;
-    const budget = this.spinBudget();
+    const budget = spinUs ?? this.spinBudget();
     const noise = this.noise;
     while (!task.done) {
       if (noise !== undefined) noise.tick();
@@ -129,9 +134,9 @@ export class Engine {
       parked = true;
       const now = performance.now();
       this.check(task, info, now);
-      this.park(Math.min(info.deadline - now, PARK_MS));
+      this.park(Math.min(info.deadline - now, PARK_MS), task);
     }
-    this.spinOutcome(parked, start);
+    if (spinUs === undefined) this.spinOutcome(parked, start);
     if (task.error) throw task.error;
   }
 
@@ -188,6 +193,15 @@ export class Engine {
     void this.pump();
   }
 
+  private anyDone(): boolean {
+    let any = false;
+    for (const a of this.active) {
+      if (!a.task.done) a.task.advance();
+      if (a.task.done) any = true;
+    }
+    return any;
+  }
+
   /** Drive background tasks from the event loop until none is left. */
   private async pump(): Promise<void> {
     if (this.pumping) return;
@@ -210,7 +224,7 @@ export class Engine {
           } else next = Math.min(next, a.info.deadline);
         }
         if (this.active.length === 0) break;
-        await this.ep.parkAsync(Math.max(0, Math.min(next - now, PARK_MS)));
+        await this.ep.parkAsync(Math.max(0, Math.min(next - now, PARK_MS)), () => this.anyDone());
       }
     } finally {
       this.pumping = false;

@@ -93,10 +93,15 @@ export interface Endpoint {
   irecv(key: MessageKey, dest: Uint8Array, options?: RecvOptions, onComplete?: Callback<RecvOp>): RecvOp;
   /** Move data, match messages and fire callbacks; returns true if anything happened. */
   progress(): boolean;
-  /** Block the thread until something may have happened or `timeoutMs` elapsed. */
-  park(timeoutMs: number): void;
+  /**
+   * Block the thread until something may have happened or `timeoutMs` elapsed.
+   * `ready` is checked after the endpoint has announced that it sleeps, so a producer
+   * outside the transport (the offload engine completing a descriptor) that wakes
+   * sleeping endpoints after making `ready` true cannot be missed.
+   */
+  park(timeoutMs: number, ready?: () => boolean): void;
   /** Resolve when something may have happened or `timeoutMs` elapsed (event-loop friendly). */
-  parkAsync(timeoutMs: number): Promise<void>;
+  parkAsync(timeoutMs: number, ready?: () => boolean): Promise<void>;
   /** Describe why the job is being torn down, if it is (another rank failed). */
   aborted(): { rank: number; reason: string } | undefined;
   /** Cancel a posted receive that has not matched yet; returns false if it already matched. */

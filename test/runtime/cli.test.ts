@@ -74,7 +74,7 @@ describe('coll bench', () => {
   it('iteration counts and sizes follow peer-bench; the table has one row per record', () => {
     expect([iterationsFor(8, 1000), iterationsFor(65536, 1000), iterationsFor(1 << 21, 1000)]).toEqual([1000, 50, 20]);
     expect(sizesFor({ collective: 'bcast', algorithms: [null], minBytes: 8, maxBytes: 40, iterations: 1, shared: true, datatype: 'float64', op: 'sum' })).toEqual([8, 16, 32]);
-    const t = benchTable([{ collective: 'bcast', algorithm: 'bcast/binomial', requested: 'auto', ranks: 2, nodes: 1, bytes: 8, iterations: 10, min_us: 1, avg_us: 2, max_us: 3 }]);
+    const t = benchTable([{ collective: 'bcast', algorithm: 'bcast/binomial', requested: 'auto', mode: 'host', ranks: 2, nodes: 1, bytes: 8, iterations: 10, min_us: 1, avg_us: 2, max_us: 3 }]);
     expect(t.split('\n')).toHaveLength(3);
     expect(t).toContain('bcast/binomial');
   });

@@ -8,6 +8,7 @@ import { isCollective } from '../../algorithms/registry.js';
 import { datatype as lookupDatatype, type DatatypeName } from '../../core/datatypes.js';
 import { ArgumentError, checkIntRange } from '../../core/errors.js';
 import { benchPlot, benchTable, runBenchJob } from '../../bench/bench.js';
+import { EXECUTION_MODES, type ExecutionMode } from '../../runtime/communicator.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -16,6 +17,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'nodes', type: 'number', description: 'node processes (default 1)' },
   { name: 'algorithm', alias: 'a', type: 'string', repeat: true, description: "algorithm to time (repeatable; 'auto' = automatic selection, the default)" },
   { name: 'all-algorithms', type: 'boolean', description: 'time every catalogue algorithm (and auto)' },
+  { name: 'mode', type: 'string', repeat: true, description: "execution mode: host (default), offload, intermediate (repeatable; with offload modes --algorithm names the inter-node schedule)" },
   { name: 'min-bytes', type: 'number', description: 'smallest message per rank (default 8)' },
   { name: 'max-bytes', type: 'number', description: 'largest message per rank (default 1 MiB)' },
   { name: 'iterations', alias: 'i', type: 'number', description: 'timed calls per size for messages up to 16 KiB (default 1000; fewer above)' },
@@ -28,7 +30,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll bench <collective> [-n N] [--nodes K] [--algorithm A | --all-algorithms] [--min-bytes B] [--max-bytes B] [--iterations I] [--json] [--plot FILE]';
+const USAGE = 'coll bench <collective> [-n N] [--nodes K] [--algorithm A | --all-algorithms] [--mode M] [--min-bytes B] [--max-bytes B] [--iterations I] [--json] [--plot FILE]';
 
 export const benchCommand: Command = {
   name: 'bench',
@@ -56,6 +58,8 @@ export const benchCommand: Command = {
     const datatype = (opt<string>(args, 'datatype') ?? 'float64') as DatatypeName;
     lookupDatatype(datatype);
     const algorithms: (string | null)[] | 'all' = opt(args, 'all-algorithms') ? 'all' : named.length > 0 ? named.map((a) => (a === 'auto' ? null : a)) : [null];
+    const modes = opts<string>(args, 'mode');
+    for (const m of modes) if (!(EXECUTION_MODES as readonly string[]).includes(m)) throw new ArgumentError(`unknown --mode '${m}'`, `use ${EXECUTION_MODES.join(', ')}`);
     const json = opt<boolean>(args, 'json') ?? false;
     const tty = process.stderr.isTTY === true;
     const result = await runBenchJob(
@@ -71,6 +75,7 @@ export const benchCommand: Command = {
         op: opt<string>(args, 'op') ?? 'sum',
         ranks,
         nodes,
+        modes: modes.length > 0 ? (modes as ExecutionMode[]) : undefined,
       },
       (p) => {
         const msg = `[${p.done}/${p.total}] ${collective} ${p.last}`;

@@ -543,23 +543,23 @@ export class ShmEndpoint implements Endpoint {
 
   // ---------------------------------------------------------------- waiting
 
-  park(timeoutMs: number): void {
+  park(timeoutMs: number, ready?: () => boolean): void {
     const i32 = this.i32;
     const v = Atomics.load(i32, this.bell);
     Atomics.add(i32, this.sleep, 1);
     try {
-      if (!this.progress() && !isAborting(i32)) Atomics.wait(i32, this.bell, v, timeoutMs);
+      if (!this.progress() && !isAborting(i32) && !(ready?.() ?? false)) Atomics.wait(i32, this.bell, v, timeoutMs);
     } finally {
       Atomics.sub(i32, this.sleep, 1);
     }
   }
 
-  async parkAsync(timeoutMs: number): Promise<void> {
+  async parkAsync(timeoutMs: number, ready?: () => boolean): Promise<void> {
     const i32 = this.i32;
     const v = Atomics.load(i32, this.bell);
     Atomics.add(i32, this.sleep, 1);
     try {
-      if (this.progress() || isAborting(i32)) return;
+      if (this.progress() || isAborting(i32) || (ready?.() ?? false)) return;
       const w = waitAsync(i32, this.bell, v, timeoutMs);
       if (w.async) await keepAlive(w.value, timeoutMs);
     } finally {
