@@ -135,11 +135,23 @@ function pick<T>(list: readonly T[], i: number, name: string, word: number): T {
 /** The small fields of a control word (without count/root/offsets). */
 export type ControlFields = Pick<Descriptor, 'kind' | 'op' | 'datatype' | 'channel' | 'cacheSlot' | 'inPlace' | 'mode' | 'command'>;
 
+/** Decoded control words: a node's engine sees few distinct ones, so decoding is cached. */
+const decoded = new Map<number, ControlFields>();
+
 export function decodeControl(word: number): ControlFields {
+  const hit = decoded.get(word);
+  if (hit !== undefined) return hit;
+  const fields = decodeUncached(word);
+  if (decoded.size >= 4096) decoded.clear();
+  decoded.set(word, fields);
+  return fields;
+}
+
+function decodeUncached(word: number): ControlFields {
   if ((word & RESERVED_MASK) !== 0) {
     throw new ArgumentError(`descriptor control word 0x${(word >>> 0).toString(16)} has reserved bits 24..31 set`);
   }
-  return {
+  return Object.freeze({
     kind: pick(COLLECTIVES, (word >>> KIND_SHIFT) & NIBBLE, 'kind', word),
     op: pick(BUILTIN_OP_NAMES, (word >>> OP_SHIFT) & NIBBLE, 'op', word),
     datatype: pick(DATATYPE_NAMES, (word >>> DATATYPE_SHIFT) & NIBBLE, 'datatype', word),
@@ -148,7 +160,7 @@ export function decodeControl(word: number): ControlFields {
     inPlace: (word & IN_PLACE_BIT) !== 0,
     mode: (word & MODE_BIT) !== 0 ? 'intermediate-only' : 'all-nic',
     command: (word & COMMAND_BIT) !== 0 ? 'register' : 'collective',
-  };
+  });
 }
 
 function checkIndex(i32: Int32Array, index: number): void {
