@@ -2,6 +2,7 @@
 import { CollectivesError } from '../core/errors.js';
 import { algorithmsCommand } from './commands/algorithms.js';
 import { benchCommand } from './commands/bench.js';
+import { experimentCommand } from './commands/experiment.js';
 import { runCommand } from './commands/run.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { fitCommand } from './commands/fit.js';
@@ -11,7 +12,7 @@ import { simCommand } from './commands/sim.js';
 import { tuneCommand } from './commands/tune.js';
 import type { Command } from './command.js';
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, benchCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, benchCommand, experimentCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details)', '', 'commands:'];

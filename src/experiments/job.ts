@@ -1,0 +1,119 @@
+/**
+ * Driver side of the experiments: launch one of the rank programs of this folder as
+ * a job (the same way `coll bench` does) and hand its records to the caller.
+ *
+ * Rank 0 of an experiment program prints `EXP <KIND> {json}` lines (see
+ * program-io.ts); `EXP PROGRESS {"done":d,"total":t}` lines drive the progress
+ * indicator; other lines are passed through as output.
+ */
+import { fileURLToPath } from 'node:url';
+import { CollectivesError } from '../core/errors.js';
+import { launch } from '../runtime/launcher.js';
+
+export interface JobLayout {
+  readonly ranks: number;
+  readonly nodes: number;
+  /** Shared arena per node (MiB); default 64. */
+  readonly arenaMb?: number;
+  /** Kill the job after this long (ms). */
+  readonly jobTimeoutMs?: number;
+  /** Extra environment of every job (overrides the experiment's own variables). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface JobHooks {
+  /** Progress of the running job. */
+  onProgress?(done: number, total: number): void;
+  /** Lines of the job that are not experiment records (warnings, errors). */
+  onOutput?(line: string): void;
+}
+
+export type ProgramName = 'noise-program' | 'skew-program' | 'overlap-program';
+
+const LINE = /^\[0\] EXP ([A-Z]+) (\{.*\})$/;
+
+/** Run a rank program of src/experiments with a JSON config; resolves with its records by kind. */
+export async function runProgram(
+  name: ProgramName,
+  config: object,
+  layout: JobLayout,
+  env: Readonly<Record<string, string>>,
+  hooks: JobHooks = {},
+): Promise<Map<string, unknown[]>> {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+  const program = fileURLToPath(new URL(`./${name}.${ext}`, import.meta.url));
+  const records = new Map<string, unknown[]>();
+  const jobEnv = { ...env, ...layout.env };
+  const running = withLauncherEnv(jobEnv, () =>
+    launch({
+      ranks: layout.ranks,
+      nodes: layout.nodes,
+      program,
+      args: [JSON.stringify(config)],
+      arenaMb: layout.arenaMb ?? 64,
+      env: jobEnv,
+      jobTimeoutMs: layout.jobTimeoutMs,
+      onLine: (_stream, line) => {
+        const m = LINE.exec(line);
+        if (!m) {
+          hooks.onOutput?.(line);
+          return;
+        }
+        const data = JSON.parse(m[2]) as unknown;
+        if (m[1] === 'PROGRESS') {
+          const p = data as { done: number; total: number };
+          hooks.onProgress?.(p.done, p.total);
+          return;
+        }
+        const list = records.get(m[1]) ?? [];
+        list.push(data);
+        records.set(m[1], list);
+      },
+    }),
+  );
+  const r = await running;
+  if (r.exitCode !== 0) {
+    throw new CollectivesError('RANK_FAILED', `the ${name.replace('-program', '')} experiment job failed: ${r.failure ? `rank ${r.failure.rank}: ${r.failure.reason}` : `exit code ${r.exitCode}`}`);
+  }
+  return records;
+}
+
+/**
+ * Variables that launch() reads from the launcher's own environment when it builds
+ * the job (the spin budgets of src/runtime/rank-runtime.ts); passing them in
+ * launch({ env }) alone has no effect (see docs/offload-experiments.md).
+ */
+export const LAUNCHER_ENV = ['COLL_SPIN_US', 'COLL_ENGINE_SPIN_US', 'COLL_PROXY_SPIN_MS'] as const;
+
+/**
+ * Call `start` (which must read the environment synchronously, as launch() does
+ * before its first await) with the LAUNCHER_ENV variables of `env` set in
+ * process.env, then restore them.
+ */
+export function withLauncherEnv<T>(env: Readonly<Record<string, string>>, start: () => T): T {
+  const saved = new Map<string, string | undefined>();
+  for (const k of LAUNCHER_ENV) {
+    if (env[k] === undefined) continue;
+    saved.set(k, process.env[k]);
+    process.env[k] = env[k];
+  }
+  try {
+    return start();
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Float32 samples as base64 (compact transport of 10^5 samples on one output line). */
+export function encodeSamples(xs: ArrayLike<number>): string {
+  return Buffer.from(Float32Array.from(xs).buffer).toString('base64');
+}
+
+export function decodeSamples(text: string): Float64Array {
+  const b = Buffer.from(text, 'base64');
+  const f = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  return Float64Array.from(f);
+}
