@@ -31,6 +31,7 @@ export {
   type ArrayOf,
 } from './runtime/communicator.js';
 export { Request, waitAll } from './runtime/request.js';
+export { nicAlgorithms } from './offload/engine/nic.js';
 export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
 export { setDecisionTable, selectAlgorithm, type Choice } from './runtime/selection.js';
 export type { Buffer as BufferLike } from './runtime/buffers.js';

@@ -38,6 +38,7 @@ import { OpsTask, OpTask, Sequence, type Task } from './task.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
 import { checkOffloadable, commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodePlan } from '../offload/engine/node-plan.js';
 import type { BuiltinOpName } from '../core/ops.js';
+import { COUNTER_WORDS } from '../offload/engine/spec.js';
 
 export const ANY_SOURCE = -1;
 export const ANY_TAG = -1;
@@ -602,6 +603,18 @@ export class Communicator {
     checkOffloadable(kind, o, false, mode);
   }
 
+  /**
+   * Counters of this rank's node offload engine (undefined without engines): collectives
+   * it completed, NIC-protocol frames it sent and those dropped by COLL_ENGINE_LOSS.
+   */
+  engineStats(): { collectives: number; framesSent: number; framesDropped: number } | undefined {
+    const nl = this.rt.nodeLayout;
+    if (!nl.engine) return undefined;
+    const w = COUNTER_WORDS(nl);
+    const i32 = new Int32Array(this.rt.spec.control);
+    return { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) };
+  }
+
   /** The execution mode of this communicator's collectives. */
   get mode(): ExecutionMode {
     return this.defaults.mode ?? 'host';
@@ -757,8 +770,10 @@ export class Communicator {
     this.seq = (seq + 2) & 0x3fffffff; // the inter-node plan has at most two phases
     const info = new CallInfo(`${kind} (${mode})`, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs + ENGINE_GRACE_MS : Infinity, this.worldOf);
     if (debug) this.agree(seq, `${signature(kind, count, type, op, root, o, blocking, reproducible)} mode=${mode}`, info);
+    // The node plan (cached) validates the named algorithm here, with typed errors, before anything is posted.
+    const plan = this.nodePlan(mode, kind, count, type, op, root, o);
     let task: Task | undefined;
-    if (mode === 'intermediate') task = this.hostRoleTask(kind, send, recv, inPlace, count, type, op, root, o, seq);
+    if (mode === 'intermediate') task = this.hostRoleTask(plan, kind, send, recv, inPlace, count, type, op, root, seq);
     task ??= client.task(
       {
         kind,
@@ -791,7 +806,21 @@ export class Communicator {
    * and the result is handed out on the host. Undefined when the node's role belongs
    * to its engine.
    */
+  private nodePlan(mode: 'offload' | 'intermediate', kind: CollectiveKind, count: number, type: Datatype, op: Op | undefined, root: number, o: CollectiveOptions | undefined): NodePlan {
+    this.nodes ??= commNodes(this.context, this.worldOf, this.rt.nodeOf);
+    const key = `${mode}|${kind}|${count}|${type.name}|${op?.name ?? ''}|${root}|${o?.algorithm ?? ''}|${o?.params ? JSON.stringify(o.params) : ''}`;
+    let plan = this.nodePlans.get(key);
+    if (!plan) {
+      const shape = { kind, count, type, op, root, algorithm: o?.algorithm, params: o?.params, mode };
+      plan = makeNodePlan(this.nodes, this.nodeRank, shape, this.rt.spec.job.size);
+      if (this.nodePlans.size > 64) this.nodePlans.clear();
+      this.nodePlans.set(key, plan);
+    }
+    return plan;
+  }
+
   private hostRoleTask(
+    plan: NodePlan,
     kind: CollectiveKind,
     send: Uint8Array,
     recv: Uint8Array,
@@ -800,21 +829,10 @@ export class Communicator {
     type: Datatype,
     op: Op | undefined,
     root: number,
-    o: CollectiveOptions | undefined,
     seq: number,
   ): Task | undefined {
-    if (kind !== 'reduce' && kind !== 'allreduce' && kind !== 'bcast') return undefined;
-    this.nodes ??= commNodes(this.context, this.worldOf, this.rt.nodeOf);
-    const key = `${kind}|${count}|${type.name}|${op?.name ?? ''}|${root}|${o?.algorithm ?? ''}|${o?.params ? JSON.stringify(o.params) : ''}`;
-    let plan = this.nodePlans.get(key);
-    if (!plan) {
-      const shape = { kind, count, type, op, root, algorithm: o?.algorithm, params: o?.params, mode: 'intermediate' as const };
-      plan = makeNodePlan(this.nodes, this.nodeRank, shape, this.rt.spec.job.size);
-      if (this.nodePlans.size > 64) this.nodePlans.clear();
-      this.nodePlans.set(key, plan);
-    }
     const me = this.nodeRank;
-    if (!plan.hostRole[me]) return undefined;
+    if (!plan.hostRole[me] || this.nodes === undefined) return undefined;
     const local = this.nodeComm as Communicator;
     const executor = plan.executor[me];
     const execLocal = this.nodes.localIndexOf[executor];

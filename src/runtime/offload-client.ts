@@ -91,9 +91,10 @@ export class OffloadClient {
     let off = this.optionOffsets.get(text);
     if (off === undefined) {
       const bytes = new TextEncoder().encode(text);
-      const b = this.rt.allocScratch(4 + bytes.byteLength + 4);
+      const b = this.rt.allocScratch(8 + bytes.byteLength);
       if (b.buffer !== this.rt.arena) throw new ArgumentError('the shared arena has no room for offload call options');
-      const at = Math.ceil(b.byteOffset / 4) * 4;
+      // Never at arena offset 0, which means "defaults" in a descriptor.
+      const at = Math.ceil((b.byteOffset + 4) / 4) * 4;
       new Int32Array(b.buffer, at, 1)[0] = bytes.byteLength;
       new Uint8Array(b.buffer, at + 4, bytes.byteLength).set(bytes);
       off = at;

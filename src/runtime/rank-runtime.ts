@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { ArenaAllocator, arenaSlice } from '../transport/shm/arena.js';
 import { ShmEndpoint } from '../transport/shm/endpoint.js';
 import { makeLayout, type Layout } from '../transport/shm/layout.js';
-import { nodeLayout } from '../offload/engine/node-layout.js';
+import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
 import type { EngineLayout } from '../offload/engine/doorbell.js';
 import { placement, type JobSpec, type RankSpec } from './config.js';
 import { Engine } from './engine.js';
@@ -42,6 +42,7 @@ export class RankRuntime {
   nextContext = 1;
   /** Node of each transport address (world ranks, then engines). */
   readonly nodeOf: Int32Array;
+  readonly nodeLayout: NodeLayout;
   /** Posting slots of this node's offload engine (undefined: the job runs without engines). */
   readonly engineLayout: EngineLayout | undefined;
   /** Noise injected into this rank thread (COLL_NOISE), if any. */
@@ -53,6 +54,7 @@ export class RankRuntime {
     const nl = nodeLayout({ localSize: spec.localSize, engine: job.engine, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
     this.layout = nl.layout;
     this.engineLayout = nl.engine;
+    this.nodeLayout = nl;
     // One JS object for the arena everywhere: buffer identity tells arena views apart.
     this.arena = (spec.memory?.buffer as SharedArrayBuffer | undefined) ?? spec.arena;
     this.simd = ArenaSimd.create(spec.memory);

@@ -12,7 +12,7 @@ import { engineAddress, placement } from '../../runtime/config.js';
 import { EngineClaimer } from './doorbell.js';
 import { OffloadEngine } from './engine.js';
 import { nodeLayout } from './node-layout.js';
-import { ENGINE_KEY, STOP_WORD, type EngineSpec } from './spec.js';
+import { COUNTER_WORDS, ENGINE_KEY, STOP_WORD, type EngineSpec } from './spec.js';
 
 const spec = (workerData as Record<string, EngineSpec>)[ENGINE_KEY];
 const job = spec.job;
@@ -35,6 +35,8 @@ const i32 = new Int32Array(spec.control);
 const slice = arenaSlice(spec.arena.byteLength - spec.arenaReserved, nl.arenaSlices, nl.engineEndpoint);
 const allocator = new ArenaAllocator(spec.arena, spec.arenaReserved + slice.start, slice.bytes);
 const fault = /^claim:(\d+)$/.exec(process.env.COLL_ENGINE_FAULT ?? '');
+const loss = Number(process.env.COLL_ENGINE_LOSS ?? 0);
+if (!(loss >= 0 && loss < 1)) throw new Error(`COLL_ENGINE_LOSS must be a probability in [0, 1), got '${process.env.COLL_ENGINE_LOSS}'`);
 
 const engine = new OffloadEngine({
   claimer: new EngineClaimer(i32, nl.engine),
@@ -58,5 +60,7 @@ const engine = new OffloadEngine({
   firstRank: first,
   spinUs: job.engineSpin,
   failAfter: fault ? Number(fault[1]) : undefined,
+  loss,
+  counters: COUNTER_WORDS(nl),
 });
 engine.run();

@@ -26,6 +26,10 @@ import { MAX_CACHE_SLOTS } from './descriptor.js';
 import { commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodeCallShape, type NodePlan } from './node-plan.js';
 import { NodeOp, type MemberBuffers, type NodeOpContext } from './node-op.js';
 import { CODE_ARGUMENT, CODE_FAILED, CODE_MISMATCH, CODE_RESTRICTION, CODE_TIMEOUT, type EngineFailure } from './spec.js';
+import { NicPort } from './nic.js';
+import { prng } from '../../core/random.js';
+import { ANY, SPACE_P2P, type RecvOp } from '../../transport/types.js';
+import type { Task } from '../../runtime/task.js';
 
 export interface EngineConfig {
   readonly claimer: EngineClaimer;
@@ -48,6 +52,20 @@ export interface EngineConfig {
   readonly spinUs: number;
   /** Fault injection for tests: throw on this many-th collective claim (0 = never). */
   readonly failAfter?: number;
+  /** Int32 indices where the engine publishes its counters. */
+  readonly counters?: { completed: number; framesSent: number; framesDropped: number };
+  /** Probability of dropping each NIC-protocol frame this engine sends (COLL_ENGINE_LOSS). */
+  readonly loss?: number;
+}
+
+/** Tag of NIC-protocol frames between engines (p2p space, engine addresses). */
+const NIC_TAG = 0x7ffffff0;
+/** Smallest receive buffer for NIC-protocol frames. */
+const NIC_FRAME_MIN = 64 * 1024;
+
+interface Timer {
+  due: number;
+  cb: (() => void) | undefined;
 }
 
 interface CommSlot {
@@ -55,6 +73,8 @@ interface CommSlot {
   /** This node's index in the communicator. */
   readonly me: number;
   readonly plans: Map<string, NodePlan>;
+  /** NIC protocols of this communicator (created on first use). */
+  nic?: { port: NicPort; recv: RecvOp | undefined; buf: Uint8Array; nodeOfAddress: Map<number, number> };
 }
 
 interface Group {
@@ -81,10 +101,22 @@ export class OffloadEngine {
   private running: Running[] = [];
   private readonly options = new Map<number, { algorithm?: string; params?: Params }>();
   private claims = 0;
-  /** Collectives completed (for tests and statistics). */
+  private timers: Timer[] = [];
+  private readonly drop: () => number;
+  /** Collectives completed, NIC-protocol frames sent and dropped by loss injection (also published in shared memory). */
   completed = 0;
+  framesSent = 0;
+  framesDropped = 0;
 
-  constructor(private readonly c: EngineConfig) {}
+  private count(what: 'completed' | 'framesSent' | 'framesDropped'): void {
+    this[what]++;
+    const w = this.c.counters;
+    if (w) Atomics.store(this.c.control, w[what], this[what]);
+  }
+
+  constructor(private readonly c: EngineConfig) {
+    this.drop = prng(0x5eed + c.node);
+  }
 
   /** The engine loop; returns when the stop word is set or the job aborts. */
   run(): void {
@@ -101,6 +133,7 @@ export class OffloadEngine {
         busy = true;
       }
       if (ep.progress()) busy = true;
+      if (this.timers.length > 0 && this.fireTimers()) busy = true;
       if (this.running.length > 0 && this.advance()) busy = true;
       if (busy) {
         idleSince = 0;
@@ -110,14 +143,103 @@ export class OffloadEngine {
       if (this.groups.size > 0 || this.running.length > 0) this.checkTimeouts(now);
       if (idleSince === 0) idleSince = now;
       if ((now - idleSince) * 1000 < this.c.spinUs) continue;
+      const park = this.timers.length > 0 ? Math.max(0, Math.min(PARK_MS, this.timers[0].due / 1000 - now)) : PARK_MS;
       Atomics.add(i32, sleep, 1);
       try {
-        if (!ep.progress()) Atomics.wait(i32, bell, v, PARK_MS);
+        if (!ep.progress()) Atomics.wait(i32, bell, v, park);
       } finally {
         Atomics.sub(i32, sleep, 1);
       }
       idleSince = 0;
     }
+  }
+
+  /** Run due timers (NIC protocols); true if any ran. */
+  private fireTimers(): boolean {
+    const now = performance.now() * 1000;
+    let ran = false;
+    while (this.timers.length > 0 && this.timers[0].due <= now) {
+      const t = this.timers.shift() as Timer;
+      const cb = t.cb;
+      t.cb = undefined;
+      if (cb) {
+        cb();
+        ran = true;
+      }
+    }
+    return ran;
+  }
+
+  private setTimer(delayUs: number, cb: () => void): { cancel(): void } {
+    const t: Timer = { due: performance.now() * 1000 + Math.max(0, delayUs), cb };
+    let i = this.timers.length;
+    while (i > 0 && this.timers[i - 1].due > t.due) i--;
+    this.timers.splice(i, 0, t);
+    return {
+      cancel: () => {
+        t.cb = undefined;
+        const k = this.timers.indexOf(t);
+        if (k >= 0) this.timers.splice(k, 1);
+      },
+    };
+  }
+
+  /** The NIC protocol port of a communicator, with its frame receive posted. */
+  private nicPort(slot: CommSlot): NicPort {
+    if (slot.nic) return slot.nic.port;
+    const comm = slot.comm;
+    const addr = (k: number): number => this.c.jobSize + comm.nodes[k];
+    const nodeOfAddress = new Map(comm.nodes.map((_, k) => [addr(k), k]));
+    const ep = this.c.endpoint;
+    const port = new NicPort({
+      rank: slot.me,
+      size: comm.nodes.length,
+      send: (to, frame) => {
+        this.count('framesSent');
+        if (this.c.loss !== undefined && this.c.loss > 0 && this.drop() < this.c.loss) {
+          this.count('framesDropped');
+          return;
+        }
+        ep.isend({ context: comm.context, space: SPACE_P2P, tag: NIC_TAG, src: ep.rank, dst: addr(to), index: 0 }, frame.slice());
+      },
+      now: () => performance.now() * 1000,
+      setTimer: (delay, cb) => this.setTimer(delay, cb),
+    });
+    slot.nic = { port, recv: undefined, buf: new Uint8Array(NIC_FRAME_MIN), nodeOfAddress };
+    this.postFrameRecv(slot);
+    return port;
+  }
+
+  private postFrameRecv(slot: CommSlot): void {
+    const n = slot.nic;
+    if (!n) return;
+    const ep = this.c.endpoint;
+    const key = { context: slot.comm.context, space: SPACE_P2P, tag: NIC_TAG, src: ANY, dst: ep.rank, index: 0 } as const;
+    const buf = n.buf;
+    n.recv = ep.irecv(key, buf, undefined, (op) => {
+      if (op.error) throw op.error;
+      const from = n.nodeOfAddress.get(op.source);
+      const frame = buf.slice(0, op.bytes);
+      this.postFrameRecv(slot);
+      if (from !== undefined) n.port.onFrame(from, frame);
+    });
+  }
+
+  /** Make sure NIC frames of up to `bytes` fit the posted receive. */
+  private nicFrameRoom(slot: CommSlot, bytes: number): void {
+    const n = slot.nic;
+    if (!n || n.buf.byteLength >= bytes) return;
+    n.buf = new Uint8Array(bytes);
+    if (n.recv && this.c.endpoint.cancel(n.recv)) this.postFrameRecv(slot);
+  }
+
+  private nicTask(slot: CommSlot, plan: NodePlan, input: Uint8Array, output: Uint8Array): Task {
+    const c = plan.nic;
+    if (!c) throw new Error('internal: not a NIC plan');
+    const port = this.nicPort(slot);
+    const n = slot.comm.nodes.length;
+    this.nicFrameRoom(slot, 256 + (c.kind === 'bcast' ? c.mtu : c.kind === 'allgather' ? n * input.byteLength : 0));
+    return port.task(c, plan.rootNode, input, output);
   }
 
   private advance(): boolean {
@@ -191,7 +313,10 @@ export class OffloadEngine {
     // Local agreement: every member must describe the same call.
     const sig = (c: Claim): string => {
       const x = c.descriptor;
-      return `${x.kind}(count=${x.count}, datatype=${x.datatype}${x.op !== 'noop' ? `, op=${x.op}` : ''}, root=${x.root}, mode=${x.mode})`;
+      const o = this.readOptions(x.options);
+      const alg = o.algorithm !== undefined ? `, algorithm=${o.algorithm}` : '';
+      const params = o.params !== undefined ? `, params=${JSON.stringify(o.params)}` : '';
+      return `${x.kind}(count=${x.count}, datatype=${x.datatype}${x.op !== 'noop' ? `, op=${x.op}` : ''}, root=${x.root}, mode=${x.mode}${alg}${params})`;
     };
     const sigs = claims.map(sig);
     if (sigs.some((s) => s !== sigs[0])) {
@@ -240,7 +365,12 @@ export class OffloadEngine {
           return { rank, send: region(x.sendOffset, sendN), recv: region(x.recvOffset, recvN) };
         })
         .sort((a, b) => a.rank - b.rank);
-      const ctx: NodeOpContext = { endpoint: this.c.endpoint, alloc: this.c.scratch, free: this.c.freeScratch };
+      const ctx: NodeOpContext = {
+        endpoint: this.c.endpoint,
+        alloc: this.c.scratch,
+        free: this.c.freeScratch,
+        nicTask: (p, input, output) => this.nicTask(slot, p, input, output),
+      };
       const op2 = new NodeOp(ctx, slot.comm, slot.me, shape, plan, members, g.tag);
       const timeoutMs = first.timeoutMs;
       op2.start();
@@ -256,7 +386,7 @@ export class OffloadEngine {
       this.failWith(g.claims, error);
       return;
     }
-    this.completed++;
+    this.count('completed');
     for (const cl of g.claims) {
       this.c.claimer.complete(cl);
       this.wake(cl.rank);

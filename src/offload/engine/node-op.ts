@@ -25,6 +25,8 @@ export interface MemberBuffers {
 
 export interface NodeOpContext {
   readonly endpoint: Endpoint;
+  /** The NIC protocol step of a call (plans with `nic`). */
+  nicTask?(plan: NodePlan, input: Uint8Array, output: Uint8Array): Task;
   /** Arena bytes for scratch (zero-copy to other nodes); undefined → private memory. */
   alloc(bytes: number): Uint8Array;
   free(buf: Uint8Array): void;
@@ -35,7 +37,7 @@ const EMPTY: Uint8Array = new Uint8Array(0);
 export class NodeOp implements Task {
   done = false;
   error: Error | undefined = undefined;
-  private exec: Execution | undefined;
+  private exec: Task | undefined;
   private phase = 0;
   private readonly owned: Uint8Array[] = [];
   private input = EMPTY;
@@ -107,7 +109,7 @@ export class NodeOp implements Task {
 
   private finish(e: Error | undefined): void {
     if (this.done) return;
-    if (this.exec && !this.exec.done && e) this.exec.fail(e);
+    if (this.exec instanceof Execution && !this.exec.done && e) this.exec.fail(e);
     this.error = e;
     this.done = true;
     this.release();
@@ -118,7 +120,7 @@ export class NodeOp implements Task {
     const bytes = count * this.es;
     const ms = this.members;
     const root = this.shape.root;
-    const single = this.plan.inter === undefined;
+    const single = this.plan.inter === undefined && this.plan.nic === undefined;
     switch (kind) {
       case 'barrier':
         return;
@@ -165,6 +167,14 @@ export class NodeOp implements Task {
   }
 
   private nextPhase(): void {
+    if (this.plan.nic && this.phase === 0) {
+      if (!this.x.nicTask) throw new Error('internal: no NIC protocol support in this context');
+      this.phase++;
+      this.exec = this.x.nicTask(this.plan, this.input, this.output);
+      this.exec.start();
+      if (this.exec.done) this.advance();
+      return;
+    }
     const inter = this.plan.inter;
     if (inter && this.phase < inter.phases.length) {
       const ph = inter.phases[this.phase];

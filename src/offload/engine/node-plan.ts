@@ -30,6 +30,7 @@ import { flatTopology } from '../../schedule/topology.js';
 import type { CollectiveKind } from '../../schedule/types.js';
 import { K_RECV, K_SEND } from '../../runtime/compiled.js';
 import { makePlan, type Plan } from '../../runtime/plan.js';
+import { isNicAlgorithm, nicChoice, type NicChoice } from './nic.js';
 
 /** Collectives the engine runs (the seeds' NIC-based ones). */
 export const OFFLOAD_KINDS: ReadonlySet<CollectiveKind> = new Set(['barrier', 'bcast', 'reduce', 'allreduce', 'allgather']);
@@ -89,8 +90,10 @@ export interface NodeCallShape {
 }
 
 export interface NodePlan {
-  /** The inter-node plan of one node (undefined with a single node). */
+  /** The inter-node plan of one node (undefined with a single node or a NIC protocol). */
   readonly inter: Plan | undefined;
+  /** The NIC protocol that replaces the inter-node schedule (nic:* algorithms, offload mode). */
+  readonly nic: NicChoice | undefined;
   /** Count of the inter-node call (allgather: a node's padded block). */
   readonly interCount: number;
   /** Root node index. */
@@ -136,7 +139,13 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
   const executor = c.members.map((m, k) => (k === rootNode && (shape.kind === 'reduce' || shape.kind === 'bcast') ? shape.root : m[0]));
   const hostRole = new Array<boolean>(n).fill(false);
   let inter: Plan | undefined;
-  if (n > 1) {
+  let nic: NicChoice | undefined;
+  if (isNicAlgorithm(shape.algorithm)) {
+    if (shape.mode !== 'offload') {
+      throw new RestrictionError(`${shape.kind}/${shape.algorithm}`, 'offload mode', `NIC protocols run in the engines only, not in ${shape.mode} mode`, "use { mode: 'offload' }");
+    }
+    nic = nicChoice(shape.kind, shape.algorithm, shape.params, n);
+  } else if (n > 1) {
     const def = shape.mode === 'intermediate' && shape.algorithm === undefined ? INTERMEDIATE_DEFAULT[shape.kind] : undefined;
     const algorithm = shape.algorithm ?? def?.algorithm;
     const params = shape.params ?? def?.params;
@@ -151,7 +160,7 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
     }
   }
   const addresses = Int32Array.from({ length: n }, (_, k) => (hostRole[k] ? c.worldOf[executor[k]] : jobSize + c.nodes[k]));
-  return { inter, interCount, rootNode, hostRole, executor, addresses };
+  return { inter, nic: n > 1 ? nic : undefined, interCount, rootNode, hostRole, executor, addresses };
 }
 
 /** Whether, in every phase of the plan (and every phase label of its schedules), the node only sends or only receives. */

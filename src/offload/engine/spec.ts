@@ -24,6 +24,12 @@ export function STOP_WORD(nl: NodeLayout): number {
   return (nl.engine.baseByte >> 2) + 1;
 }
 
+/** Int32 indices of the engine's counters (completed collectives, NIC frames sent and dropped). */
+export function COUNTER_WORDS(nl: NodeLayout): { completed: number; framesSent: number; framesDropped: number } {
+  const base = STOP_WORD(nl);
+  return { completed: base + 1, framesSent: base + 2, framesDropped: base + 3 };
+}
+
 /** Completion codes (0 = done). */
 export const CODE_MISMATCH = 1;
 export const CODE_TIMEOUT = 2;
