@@ -12,7 +12,9 @@
  *     2 code        completion code: 0 done, > 0 error code chosen by the engine
  *     3 reply       a value the engine returns (e.g. the cache slot of a registration)
  *     4..11         the descriptor (descriptor.ts)
- *   per rank, MESSAGE_BYTES for the text of the last error completion (u32 length + UTF-8)
+ *   per rank and slot, MESSAGE_BYTES for the text of the slot's error completion (u32 length +
+ *                   UTF-8): per slot, so that a rank with several failed calls outstanding reads
+ *                   each call's own message (the rank reads it when it looks at the ticket)
  *
  * Sequence numbers run 1..2^31−1 per rank and wrap to 1 (0 = never used). A ticket is
  * complete only when doneSeq equals ITS sequence, so a stale completion of an earlier
@@ -31,7 +33,7 @@ const DONE = 1;
 const CODE = 2;
 const REPLY = 3;
 const DESC = 4;
-/** Bytes per rank for the message of an error completion. */
+/** Bytes per slot for the message of an error completion. */
 export const MESSAGE_BYTES = 1024;
 /** Completion code for success. */
 export const DONE_OK = 0;
@@ -56,8 +58,8 @@ export interface EngineLayout {
   readonly bellIndex: number;
   /** Int32 index of a slot's first word. */
   slotIndex(rank: number, slot: number): number;
-  /** Byte offset of a rank's error message area. */
-  messageByte(rank: number): number;
+  /** Byte offset of the error message area of a rank's slot. */
+  messageByte(rank: number, slot: number): number;
 }
 
 export function makeEngineLayout(p: EngineLayoutParams): EngineLayout {
@@ -76,10 +78,10 @@ export function makeEngineLayout(p: EngineLayoutParams): EngineLayout {
     ranks: p.ranks,
     depth: p.depth,
     baseByte,
-    bytes: (LINE_WORDS + p.ranks * p.depth * SLOT_WORDS) * 4 + p.ranks * MESSAGE_BYTES,
+    bytes: (LINE_WORDS + p.ranks * p.depth * SLOT_WORDS) * 4 + p.ranks * p.depth * MESSAGE_BYTES,
     bellIndex: p.bellIndex ?? base,
     slotIndex: (rank: number, slot: number) => slots + (rank * p.depth + slot) * SLOT_WORDS,
-    messageByte: (rank: number) => messages + rank * MESSAGE_BYTES,
+    messageByte: (rank: number, slot: number) => messages + (rank * p.depth + slot) * MESSAGE_BYTES,
   });
 }
 
@@ -210,7 +212,7 @@ export class RankPoster {
     Atomics.store(this.i32, index + POSTED, seq); // release: publishes the descriptor
     Atomics.add(this.i32, this.layout.bellIndex, 1);
     Atomics.notify(this.i32, this.layout.bellIndex);
-    const t = new Ticket(this.i32, seq, slot, index, this.layout.messageByte(this.rank));
+    const t = new Ticket(this.i32, seq, slot, index, this.layout.messageByte(this.rank, slot));
     this.inflight[slot] = t;
     return t;
   }
@@ -283,7 +285,7 @@ export class EngineClaimer {
     if (Atomics.load(this.i32, index + POSTED) !== c.seq || Atomics.load(this.i32, index + DONE) === c.seq) {
       throw new TransportError(`rank ${c.rank} slot ${c.slot}: seq ${c.seq} is not an outstanding claim (completed twice?)`);
     }
-    if (code !== DONE_OK) writeMessage(this.i32, this.layout.messageByte(c.rank), message);
+    if (code !== DONE_OK) writeMessage(this.i32, this.layout.messageByte(c.rank, c.slot), message);
     Atomics.store(this.i32, index + CODE, code);
     Atomics.store(this.i32, index + REPLY, reply);
     Atomics.store(this.i32, index + DONE, c.seq); // release: publishes the code, reply and message
