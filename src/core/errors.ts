@@ -99,8 +99,9 @@ export class TimeoutError extends CollectivesError {
 /** Another rank of the job failed; this rank's operation cannot complete. */
 export class RankFailedError extends CollectivesError {
   readonly failedRank: number;
+  /** `failedRank` −1: a node thread that is not a rank (the offload engine) failed; `reason` says which. */
   constructor(failedRank: number, reason: string) {
-    super('RANK_FAILED', `rank ${failedRank} failed: ${reason}`);
+    super('RANK_FAILED', failedRank >= 0 ? `rank ${failedRank} failed: ${reason}` : reason);
     this.failedRank = failedRank;
   }
 }
