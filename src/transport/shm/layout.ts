@@ -1,8 +1,10 @@
 /**
  * Layout of a node's shared control memory (one SharedArrayBuffer per node process).
  *
- * Endpoints 0..L−1 are the node's ranks (by local rank); endpoint L is the node's
- * network proxy (the process's main thread). The block holds:
+ * Endpoints 0..L−1 are the node's ranks (by local rank), followed by its offload
+ * engine when the job runs engines (src/offload/engine/node-layout.ts counts it in
+ * `localSize`); the last endpoint is the node's network proxy (the process's main
+ * thread). The block holds:
  * - a job header: abort flag, the failed rank and its reason (UTF-8);
  * - per endpoint a doorbell (a counter to Atomics.wait on) and a "sleeping" flag,
  *   each on its own cache line;
@@ -20,7 +22,7 @@ const BELLS_OFFSET = REASON_OFFSET + REASON_BYTES;
 export const RING_HEADER = 2 * LINE;
 
 export interface LayoutParams {
-  /** Ranks on this node. */
+  /** Endpoints on this node other than the proxy: its ranks (and its offload engine). */
   readonly localSize: number;
   /** Data bytes per ring (power of two, at least 4 KiB). */
   readonly ringBytes: number;
