@@ -205,16 +205,26 @@ export function engineError(r: Completion): Error {
   } catch {
     f = { message: r.message || `offload engine error code ${r.code}` };
   }
+  // An engine that forwards a library error sends its full message, which already ends with
+  // the hint (and, for timeouts, the missing ranks): the error built here appends them again.
+  let message = f.message;
+  if (f.hint !== undefined && message.endsWith(`\n  hint: ${f.hint}`)) message = message.slice(0, -`\n  hint: ${f.hint}`.length);
   switch (r.code) {
     case CODE_MISMATCH:
-      return new MismatchError(f.message, f.hint);
-    case CODE_TIMEOUT:
-      return new TimeoutError(f.message, f.missing ?? [], f.hint);
-    case CODE_RESTRICTION:
-      return new RestrictionError('offload engine', 'a supported call', f.message, f.hint);
+      return new MismatchError(message, f.hint);
+    case CODE_TIMEOUT: {
+      const missing = f.missing ?? [];
+      const suffix = `; missing ranks: [${missing.join(', ')}]`;
+      return new TimeoutError(message.endsWith(suffix) ? message.slice(0, -suffix.length) : message, missing, f.hint);
+    }
+    case CODE_RESTRICTION: {
+      // Keep the algorithm and restriction of a forwarded RestrictionError (its message is "algorithm 'A' requires R: D").
+      const m = /^algorithm '([^']+)' requires ([^:]+): ([\s\S]*)$/.exec(message);
+      return m ? new RestrictionError(m[1], m[2], m[3], f.hint) : new RestrictionError('offload engine', 'a supported call', message, f.hint);
+    }
     case CODE_ARGUMENT:
-      return new ArgumentError(f.message, f.hint);
+      return new ArgumentError(message, f.hint);
     default:
-      return new TransportError(`offload engine: ${f.message}`, f.hint);
+      return new TransportError(`offload engine: ${message}`, f.hint);
   }
 }
