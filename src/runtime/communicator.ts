@@ -150,6 +150,8 @@ export type ArrayOf<T extends DatatypeName> = T extends 'float64'
                     : never;
 
 const SETUP_TAG = 0x7ffffffe;
+/** Communicators one rank can lead (context = leader's world rank × this + its counter; < 2^31 for 4096 ranks). */
+const CONTEXT_COUNTER_LIMIT = 1 << 19;
 
 /** Per-call wait description (built lazily: it is only needed for errors). */
 class CallInfo implements WaitInfo {
@@ -501,16 +503,22 @@ export class Communicator {
     checkIntRange('key', key, -0x80000000, 0x7fffffff);
     const mine = Int32Array.from([none ? -1 : (color as number), key, this.rt.nextContext]);
     const all = new Int32Array(3 * this.size);
-    this.allgather(mine, all, { algorithm: undefined, reproducible: false });
-    let ctx = 0;
-    for (let r = 0; r < this.size; r++) ctx = Math.max(ctx, all[3 * r + 2]);
-    this.rt.nextContext = Math.max(this.rt.nextContext, ctx + 1);
+    this.allgather(mine, all, { algorithm: undefined, reproducible: false, mode: 'host' });
     if (none) return null;
     const members: number[] = [];
     for (let r = 0; r < this.size; r++) if (all[3 * r] === color) members.push(r);
     members.sort((a, b) => all[3 * a + 1] - all[3 * b + 1] || a - b);
     const worldOf = Int32Array.from(members, (r) => this.worldOf[r]);
     const rank = members.indexOf(this.rank);
+    // Context ids are unique in the whole job, not only among communicators that share
+    // ranks (node engines serve every communicator of their node): the new
+    // communicator's first rank names it with its world rank and its own counter.
+    const counter = all[3 * members[0] + 2];
+    if (counter >= CONTEXT_COUNTER_LIMIT) {
+      throw new ArgumentError(`world rank ${worldOf[0]} has created ${counter - 1} communicators, the most one rank can lead`, 'reuse communicators instead of splitting in a loop');
+    }
+    if (rank === 0) this.rt.nextContext = counter + 1;
+    const ctx = worldOf[0] * CONTEXT_COUNTER_LIMIT + counter;
     return Communicator.create(this.rt, ctx, worldOf, rank, this.defaults);
   }
 
@@ -904,7 +912,7 @@ export class Communicator {
     const send = this.rt.allocScratch(count * type.size);
     const recv = this.rt.allocScratch(count * type.size);
     try {
-      const o = { reproducible, timeoutMs };
+      const o = { reproducible, timeoutMs, mode: 'host' as const };
       for (let i = 0; i < WARMUP_CALLS; i++) this.collective('allreduce', send, recv, false, count, type, op, 0, o, true, () => undefined);
     } finally {
       this.rt.freeScratch(recv);

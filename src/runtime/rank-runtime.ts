@@ -38,7 +38,7 @@ export class RankRuntime {
   readonly offloadSpinUs: number;
   /** The rank's link to its node's offload engine, created on first use. */
   offload: OffloadClient | undefined;
-  /** Next context id this rank may hand out (see Communicator.split). */
+  /** Counter of the communicators this rank leads (names their context ids, see Communicator.split). */
   nextContext = 1;
   /** Node of each transport address (world ranks, then engines). */
   readonly nodeOf: Int32Array;
