@@ -34,7 +34,7 @@ export interface LaunchOptions {
   stdio?: 'capture' | 'inherit';
   /** Called for every output line (already prefixed with the rank). */
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
-  /** Extra environment for the node processes and ranks. */
+  /** Extra environment for the node processes and ranks (it also sets the job-wide COLL_* knobs: spins, engine, arena). */
   env?: Readonly<Record<string, string>>;
   /** Address the nodes listen on (default 127.0.0.1). */
   bindHost?: string;
@@ -84,7 +84,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const program = resolvePath(o.program);
   if (!PROGRAM_EXT.test(program)) throw new ArgumentError(`program '${o.program}' is not a .js/.mjs/.ts/.mts file`);
   if (!existsSync(program)) throw new ArgumentError(`program '${o.program}' does not exist`);
-  const arenaMb = o.arenaMb ?? (Number(process.env.COLL_ARENA_MB) || 256);
+  const vars: Record<string, string | undefined> = { ...process.env, ...o.env };
+  const arenaMb = o.arenaMb ?? (Number(vars.COLL_ARENA_MB) || 256);
   checkIntRange('arena size (MiB)', arenaMb, 1, 1 << 16);
   const selfTs = import.meta.url.endsWith('.ts');
   const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader() : undefined;
@@ -100,10 +101,11 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     ringBytes: DEFAULT_RING_BYTES,
     debug: o.debug ?? false,
     timeoutMs: o.timeoutMs ?? 0,
-    spin: defaultSpin(o.ranks + (nodes > 1 ? nodes : 0)),
-    proxySpinMs: defaultProxySpinMs(o.ranks + nodes),
-    engine: o.engine ?? process.env.COLL_ENGINE !== '0',
-    engineSpin: defaultEngineSpin(o.ranks + 2 * nodes),
+    // The job's environment (o.env over this process's) sets the job-wide knobs.
+    spin: defaultSpin(o.ranks + (nodes > 1 ? nodes : 0), vars),
+    proxySpinMs: defaultProxySpinMs(o.ranks + nodes, vars),
+    engine: o.engine ?? vars.COLL_ENGINE !== '0',
+    engineSpin: defaultEngineSpin(o.ranks + 2 * nodes, vars),
     loader: loader?.process,
     workerLoader: loader?.worker,
   };

@@ -96,22 +96,22 @@ export class RankRuntime {
  * proxies of multi-node jobs) can have a core; none when they outnumber the cores,
  * where a spinning thread only delays the one it waits for. COLL_SPIN_US overrides.
  */
-export function defaultSpin(threadsOnHost: number): number {
-  const env = process.env.COLL_SPIN_US;
+export function defaultSpin(threadsOnHost: number, vars: Readonly<Record<string, string | undefined>> = process.env): number {
+  const env = vars.COLL_SPIN_US;
   if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
   return threadsOnHost <= availableParallelism() ? 200 : 0;
 }
 
 /** Offload engine polling after work (µs): only when there are cores to spare. COLL_ENGINE_SPIN_US overrides. */
-export function defaultEngineSpin(threadsOnHost: number): number {
-  const env = process.env.COLL_ENGINE_SPIN_US;
+export function defaultEngineSpin(threadsOnHost: number, vars: Readonly<Record<string, string | undefined>> = process.env): number {
+  const env = vars.COLL_ENGINE_SPIN_US;
   if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
   return threadsOnHost <= availableParallelism() ? 200 : 0;
 }
 
 /** Proxy polling after traffic (ms): only when there are cores to spare. COLL_PROXY_SPIN_MS overrides. */
-export function defaultProxySpinMs(threadsOnHost: number): number {
-  const env = process.env.COLL_PROXY_SPIN_MS;
+export function defaultProxySpinMs(threadsOnHost: number, vars: Readonly<Record<string, string | undefined>> = process.env): number {
+  const env = vars.COLL_PROXY_SPIN_MS;
   if (env !== undefined && env !== '' && Number.isFinite(Number(env))) return Math.max(0, Number(env));
   return threadsOnHost <= availableParallelism() ? 2 : 0;
 }
