@@ -766,6 +766,8 @@ export class Communicator {
     reproducible: boolean,
     result: () => T,
   ): T | Request<T> {
+    // The node plan (cached) validates a named algorithm first, with typed errors, before anything is posted.
+    const plan = this.nodePlan(mode, kind, count, type, op, root, o);
     const client = this.offloadClient();
     const slot = client.slot(this.context, this.worldOf, this.rank);
     const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
@@ -778,8 +780,6 @@ export class Communicator {
     this.seq = (seq + 2) & 0x3fffffff; // the inter-node plan has at most two phases
     const info = new CallInfo(`${kind} (${mode})`, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs + ENGINE_GRACE_MS : Infinity, this.worldOf);
     if (debug) this.agree(seq, `${signature(kind, count, type, op, root, o, blocking, reproducible)} mode=${mode}`, info);
-    // The node plan (cached) validates the named algorithm here, with typed errors, before anything is posted.
-    const plan = this.nodePlan(mode, kind, count, type, op, root, o);
     let task: Task | undefined;
     if (mode === 'intermediate') task = this.hostRoleTask(plan, kind, send, recv, inPlace, count, type, op, root, seq);
     task ??= client.task(
@@ -807,13 +807,7 @@ export class Communicator {
     return new Request(this.rt.engine, task, info, result);
   }
 
-  /**
-   * Intermediate mode on a node whose inter-node role is a leaf or the root: the
-   * node's ranks combine on the host (per-node communicator), one of them (the root,
-   * else the node's lowest rank) runs the node's inter-node steps from host memory,
-   * and the result is handed out on the host. Undefined when the node's role belongs
-   * to its engine.
-   */
+  /** The node-level plan of an offloaded call (cached per shape): roles, addresses, inter-node schedule or NIC protocol. */
   private nodePlan(mode: 'offload' | 'intermediate', kind: CollectiveKind, count: number, type: Datatype, op: Op | undefined, root: number, o: CollectiveOptions | undefined): NodePlan {
     this.nodes ??= commNodes(this.context, this.worldOf, this.rt.nodeOf);
     const key = `${mode}|${kind}|${count}|${type.name}|${op?.name ?? ''}|${root}|${o?.algorithm ?? ''}|${o?.params ? JSON.stringify(o.params) : ''}`;
@@ -827,6 +821,13 @@ export class Communicator {
     return plan;
   }
 
+  /**
+   * Intermediate mode on a node whose inter-node role is a leaf or the root: the
+   * node's ranks combine on the host (per-node communicator), one of them (the root,
+   * else the node's lowest rank) runs the node's inter-node steps from host memory,
+   * and the result is handed out on the host. Undefined when the node's role belongs
+   * to its engine.
+   */
   private hostRoleTask(
     plan: NodePlan,
     kind: CollectiveKind,
