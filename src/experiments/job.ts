@@ -6,6 +6,7 @@
  * program-io.ts); `EXP PROGRESS {"done":d,"total":t}` lines drive the progress
  * indicator; other lines are passed through as output.
  */
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CollectivesError } from '../core/errors.js';
 import { launch } from '../runtime/launcher.js';
@@ -32,6 +33,13 @@ export type ProgramName = 'noise-program' | 'skew-program' | 'overlap-program';
 
 const LINE = /^\[0\] EXP ([A-Z]+) (\{.*\})$/;
 
+export interface ProgramRun {
+  /** Records by kind (SAMPLES, SKEW, ...), in output order. */
+  readonly records: Map<string, unknown[]>;
+  /** The machine's 1-minute load average before and after the job (other work on a shared machine). */
+  readonly load: readonly [number, number];
+}
+
 /** Run a rank program of src/experiments with a JSON config; resolves with its records by kind. */
 export async function runProgram(
   name: ProgramName,
@@ -39,10 +47,11 @@ export async function runProgram(
   layout: JobLayout,
   env: Readonly<Record<string, string>>,
   hooks: JobHooks = {},
-): Promise<Map<string, unknown[]>> {
+): Promise<ProgramRun> {
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
   const program = fileURLToPath(new URL(`./${name}.${ext}`, import.meta.url));
   const records = new Map<string, unknown[]>();
+  const before = loadavg()[0];
   const jobEnv = { ...env, ...layout.env };
   const running = withLauncherEnv(jobEnv, () =>
     launch({
@@ -75,7 +84,7 @@ export async function runProgram(
   if (r.exitCode !== 0) {
     throw new CollectivesError('RANK_FAILED', `the ${name.replace('-program', '')} experiment job failed: ${r.failure ? `rank ${r.failure.rank}: ${r.failure.reason}` : `exit code ${r.exitCode}`}`);
   }
-  return records;
+  return { records, load: [before, loadavg()[0]] };
 }
 
 /**

@@ -40,6 +40,8 @@ export interface OverlapPoint {
   readonly overlap: number;
   /** The smallest share of any rank. */
   readonly overlapMin: number;
+  /** 1-minute load average before and after the variant's job (set by the driver). */
+  readonly load?: readonly [number, number];
 }
 
 export interface OverlapResult {
@@ -73,14 +75,14 @@ export function overlapPoint(r: OverlapRecord): OverlapPoint {
   };
 }
 
-export async function runOverlapExperiment(e: OverlapExperiment, hooks: JobHooks & { onVariant?(v: Variant, index: number): void } = {}): Promise<OverlapResult> {
+export async function runOverlapExperiment(e: OverlapExperiment, hooks: JobHooks & { onVariant?(label: string, index: number, total: number): void } = {}): Promise<OverlapResult> {
   const points: OverlapPoint[] = [];
   for (const [i, variant] of e.variants.entries()) {
-    hooks.onVariant?.(variant, i);
+    hooks.onVariant?.(variant, i, e.variants.length);
     const config: OverlapProgramConfig = { variant, bytes: e.bytes, computeUs: e.computeUs, iterations: e.iterations, warmup: e.warmup };
     const env: Record<string, string> = { ...variantEnv(variant), ...(e.noise ? { COLL_NOISE: noiseEnvValue(e.noise) } : {}) };
-    const records = await runProgram('overlap-program', config, e, env, hooks);
-    points.push(...((records.get('OVERLAP') ?? []) as OverlapRecord[]).map(overlapPoint));
+    const { records, load } = await runProgram('overlap-program', config, e, env, hooks);
+    points.push(...((records.get('OVERLAP') ?? []) as OverlapRecord[]).map((r) => ({ ...overlapPoint(r), load })));
   }
   return { experiment: e, points };
 }
@@ -107,7 +109,7 @@ export function overlapJson(r: OverlapResult): object[] {
   const e = r.experiment;
   return r.points.map((p) => ({
     experiment: 'overlap',
-    ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k, typeof v === 'number' ? round(v, k.startsWith('overlap') ? 4 : 2) : v])),
+    ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k === 'load' ? 'loadavg' : k, typeof v === 'number' ? round(v, k.startsWith('overlap') ? 4 : 2) : Array.isArray(v) ? v.map((x: number) => round(x, 2)) : v])),
     ranks: e.ranks,
     nodes: e.nodes,
     targetComputeUs: e.computeUs,

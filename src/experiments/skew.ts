@@ -49,6 +49,8 @@ export interface SkewResult {
   readonly points: SkewPoint[];
   /** Measurement overhead per variant (µs, median over ranks). */
   readonly overheadUs: Partial<Record<Variant, number>>;
+  /** 1-minute load average before and after each variant's job. */
+  readonly load: Partial<Record<Variant, readonly [number, number]>>;
 }
 
 function mean(xs: readonly number[]): number {
@@ -86,11 +88,12 @@ export function skewPoints(records: readonly SkewRecord[], overheadUs: readonly 
   return out;
 }
 
-export async function runSkewExperiment(e: SkewExperiment, hooks: JobHooks & { onVariant?(v: Variant, index: number): void } = {}): Promise<SkewResult> {
+export async function runSkewExperiment(e: SkewExperiment, hooks: JobHooks & { onVariant?(label: string, index: number, total: number): void } = {}): Promise<SkewResult> {
   const points: SkewPoint[] = [];
   const overheadUs: Partial<Record<Variant, number>> = {};
+  const loads: Partial<Record<Variant, readonly [number, number]>> = {};
   for (const [i, variant] of e.variants.entries()) {
-    hooks.onVariant?.(variant, i);
+    hooks.onVariant?.(variant, i, e.variants.length);
     const config: SkewProgramConfig = {
       variant,
       collectives: e.collectives,
@@ -102,13 +105,14 @@ export async function runSkewExperiment(e: SkewExperiment, hooks: JobHooks & { o
       seed: e.seed,
     };
     const env: Record<string, string> = { ...variantEnv(variant), ...(e.noise ? { COLL_NOISE: noiseEnvValue(e.noise) } : {}) };
-    const records = await runProgram('skew-program', config, e, env, hooks);
+    const { records, load } = await runProgram('skew-program', config, e, env, hooks);
+    loads[variant] = load;
     const cal = (records.get('CALIBRATION') ?? [])[0] as SkewCalibrationRecord | undefined;
     if (!cal) throw new Error(`the skew job (${variant}) printed no calibration`);
     overheadUs[variant] = median(cal.overheadUs);
     points.push(...skewPoints((records.get('SKEW') ?? []) as SkewRecord[], cal.overheadUs));
   }
-  return { experiment: e, points, overheadUs };
+  return { experiment: e, points, overheadUs, load: loads };
 }
 
 /** CPU(host variant) / CPU(other variant) at each skew (the target compares host and offload at 400 µs). */
@@ -126,7 +130,8 @@ export function skewTable(r: SkewResult): string {
   const head = ['collective', 'mode', 'skew us', 'cpu us', 'root', 'non-root', 'cpu med', 'raw', 'wall us', 'vs host'];
   const pts = [...r.points].sort((a, b) => a.collective.localeCompare(b.collective) || a.skewUs - b.skewUs || r.experiment.variants.indexOf(a.variant) - r.experiment.variants.indexOf(b.variant));
   const rows = pts.map((p) => {
-    const ratio = p.variant === 'host' ? '' : `${f(cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant), 2)}x`;
+    const x = cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant);
+    const ratio = p.variant === 'host' ? '' : Number.isFinite(x) ? `${f(x, 2)}x` : '-';
     return [p.collective, p.variant, String(p.skewUs), f(p.cpuUs), f(p.cpuRootUs), f(p.cpuNonRootUs), f(p.cpuMedianUs), f(p.cpuRawUs), f(p.wallUs), ratio];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
@@ -145,6 +150,7 @@ export function skewJson(r: SkewResult): object[] {
     bytes: p.collective === 'bcast' ? e.bytes : 0,
     iterations: e.iterations,
     overheadUs: round(r.overheadUs[p.variant] ?? NaN, 2),
+    loadavg: (r.load[p.variant] ?? []).map((x) => round(x, 2)),
     cpuRatioHostOverThis: p.variant === 'host' ? null : round(cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant), 3),
   }));
 }

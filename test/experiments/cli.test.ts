@@ -33,7 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), 'coll-exp-'));
 describe('coll experiment', () => {
   it('noise: per-mode statistics, σ ratio, histogram and plot', async () => {
     const plot = join(dir, 'noise.svg');
-    const r = await run(['noise', '-n', '2', '--iterations', '60', '--warmup', '5', '--noise-period-us', '500', '--noise-duration-us', '50', '--json', '--plot', plot]);
+    const r = await run(['noise', '-n', '2', '--iterations', '60', '--repetitions', '2', '--warmup', '5', '--noise-period-us', '500', '--noise-duration-us', '50', '--json', '--plot', plot]);
     expect(r.code, r.err).toBe(0);
     const recs = records(r.out);
     expect(recs.map((x) => x.variant)).toEqual(['host', 'offload']);
@@ -54,6 +54,7 @@ describe('coll experiment', () => {
       const h = rec.histogram as { counts: number[]; below: number; above: number };
       expect(h.counts.reduce((a, b) => a + b, 0) + h.below + h.above).toBe(60);
     }
+    for (const rec of recs) expect(rec.repetitionTrimmedSd as number[]).toHaveLength(2);
     expect(recs[0].sdRatioHostOverThis).toBeNull();
     expect(typeof recs[1].sdRatioHostOverThis).toBe('number');
     const svg = readFileSync(plot, 'utf8');

@@ -18,7 +18,7 @@ import { noiseJson, noisePlot, noiseTable, runNoiseExperiment } from '../../expe
 import { overlapJson, overlapPlot, overlapTable, runOverlapExperiment } from '../../experiments/overlap.js';
 import type { SkewCollective } from '../../experiments/skew-program.js';
 import { runSkewExperiment, skewJson, skewPlot, skewTable } from '../../experiments/skew.js';
-import { checkNoise, parseVariants, type NoiseOptions, type Variant } from '../../experiments/variants.js';
+import { checkNoise, parseVariants, type NoiseOptions } from '../../experiments/variants.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -48,6 +48,8 @@ const SPECIFIC: Record<ExperimentName, OptionSpec[]> = {
     { name: 'bytes', type: 'number', description: 'allreduce size per rank (float64 sum; default 8 = 1 element)' },
     { name: 'window-us', type: 'number', repeat: true, description: 'window widths for the share-inside-a-window statistic (default 4 and 20, the seed\'s)' },
     { name: 'trim', type: 'number', description: 'share of the largest samples dropped for the trimmed mean and σ (default 0.01)' },
+    { name: 'repetitions', type: 'number', description: 'split the iterations over this many jobs per mode, run interleaved (default 5)' },
+    { name: 'baseline', type: 'boolean', description: "also run each mode without noise and report the noise-induced σ = sqrt(σ² − σ²_quiet)" },
   ],
   skew: [
     { name: 'collective', type: 'string', repeat: true, description: 'barrier and/or bcast (default both)' },
@@ -98,13 +100,19 @@ function noiseOptions(args: ParsedArgs, byDefault: boolean): NoiseOptions | unde
   return n;
 }
 
-function progressHooks(name: string, variants: readonly Variant[]): JobHooks & { onVariant(v: Variant, i: number): void; end(): void } {
+/** A line naming the machine's load around each job (the experiments share the machine with whatever else runs). */
+function loadLine(loads: readonly (readonly [string, readonly [number, number] | undefined])[]): string {
+  const parts = loads.filter(([, l]) => l !== undefined).map(([v, l]) => `${v} ${(l as readonly [number, number])[0].toFixed(2)} -> ${(l as readonly [number, number])[1].toFixed(2)}`);
+  return `1-minute load average before -> after each job: ${parts.join(', ')}`;
+}
+
+function progressHooks(name: string): JobHooks & { onVariant(label: string, i: number, total: number): void; end(): void } {
   const tty = process.stderr.isTTY === true;
   let current = '';
   let lastPct = -1;
   return {
-    onVariant(v, i) {
-      current = `${name} [${i + 1}/${variants.length}] ${v}`;
+    onVariant(label, i, total) {
+      current = `${name} [${i + 1}/${total}] ${label}`;
       lastPct = -1;
       process.stderr.write(tty ? `\r\x1b[K${current}: starting` : `${current}: starting\n`);
     },
@@ -167,15 +175,17 @@ export const experimentCommand: Command = {
       const trimFraction = opt<number>(args, 'trim') ?? 0.01;
       if (!(trimFraction >= 0 && trimFraction < 1)) throw new ArgumentError(`--trim must be in [0, 1), got ${trimFraction}`);
       const n = iterations ?? 100_000;
-      const hooks = progressHooks('noise', variants);
+      const repetitions = opt<number>(args, 'repetitions') ?? Math.min(5, n);
+      checkIntRange('--repetitions', repetitions, 1, n);
+      const hooks = progressHooks('noise');
       const r = await runNoiseExperiment(
-        { ...layout, variants, iterations: n, warmup: warmup ?? Math.min(1000, Math.ceil(n / 10)), bytes, noise: noiseOptions(args, true), windowsUs: windowsUs.length > 0 ? windowsUs : [4, 20], trimFraction },
+        { ...layout, variants, iterations: n, warmup: warmup ?? Math.min(1000, Math.ceil(n / 10)), bytes, noise: noiseOptions(args, true), windowsUs: windowsUs.length > 0 ? windowsUs : [4, 20], trimFraction, baseline: opt<boolean>(args, 'baseline') ?? false, repetitions },
         hooks,
       );
       hooks.end();
       const noise = r.experiment.noise;
-      const head = `noise: allreduce float64 sum ${Math.max(1, Math.floor(bytes / 8)) * 8} B, ${ranks} rank(s) on ${nodes} node(s), ${n} timed calls per mode, barrier between calls; ${noise ? `noise ${noise.durationUs} µs every ${noise.periodUs} µs${noise.poisson ? ' (Poisson)' : ''} per rank thread` : 'no injected noise'}; rank 0's samples (µs)`;
-      out = { table: `${head}\n${noiseTable(r)}`, json: noiseJson(r), svg: noisePlot(r) };
+      const head = `noise: allreduce float64 sum ${Math.max(1, Math.floor(bytes / 8)) * 8} B, ${ranks} rank(s) on ${nodes} node(s), ${n} timed calls per mode in ${repetitions} interleaved job(s), barrier between calls; ${noise ? `noise ${noise.durationUs} µs every ${noise.periodUs} µs${noise.poisson ? ' (Poisson)' : ''} per rank thread` : 'no injected noise'}; rank 0's samples (µs)`;
+      out = { table: `${head}\n${noiseTable(r)}\n${loadLine(r.variants.map((v) => [v.label, v.load]))}`, json: noiseJson(r), svg: noisePlot(r) };
     } else if (exp === 'skew') {
       const variants = parseVariants(variantArgs, ['host', 'host-poll', 'offload']);
       const collectives = opts<string>(args, 'collective');
@@ -187,7 +197,7 @@ export const experimentCommand: Command = {
       checkIntRange('--bytes', bytes, 1, 2 ** 30);
       const seed = opt<number>(args, 'seed') ?? 1;
       checkIntRange('--seed', seed, 0, 2 ** 32 - 1);
-      const hooks = progressHooks('skew', variants);
+      const hooks = progressHooks('skew');
       const r = await runSkewExperiment(
         {
           ...layout,
@@ -205,21 +215,21 @@ export const experimentCommand: Command = {
       );
       hooks.end();
       const head = `skew: ${ranks} rank(s) on ${nodes} node(s), ${r.experiment.iterations} calls per point and repetition, median of ${repetitions} repetition(s); CPU and wall time per call (µs)`;
-      out = { table: `${head}\n${skewTable(r)}`, json: skewJson(r), svg: skewPlot(r) };
+      out = { table: `${head}\n${skewTable(r)}\n${loadLine(variants.map((v) => [v, r.load[v]]))}`, json: skewJson(r), svg: skewPlot(r) };
     } else {
       const variants = parseVariants(variantArgs, ['host', 'offload']);
       const bytes = numberList(opts<string>(args, 'bytes'), '--bytes');
       for (const b of bytes) checkIntRange('--bytes', b, 1, 2 ** 30);
       const computeUs = opt<number>(args, 'compute-us') ?? 2000;
       if (!(computeUs > 0)) throw new ArgumentError(`--compute-us must be positive, got ${computeUs}`);
-      const hooks = progressHooks('overlap', variants);
+      const hooks = progressHooks('overlap');
       const r = await runOverlapExperiment(
         { ...layout, variants, bytes: bytes.length > 0 ? bytes : [8, 65536, 1048576], computeUs, iterations: iterations ?? 200, warmup: warmup ?? 20, noise: noiseOptions(args, false) },
         hooks,
       );
       hooks.end();
       const head = `overlap: iallreduce float64 sum from comm.alloc() buffers, ${ranks} rank(s) on ${nodes} node(s), computation ≈ ${computeUs} µs, ${r.experiment.iterations} iterations (µs)`;
-      out = { table: `${head}\n${overlapTable(r)}`, json: overlapJson(r), svg: overlapPlot(r) };
+      out = { table: `${head}\n${overlapTable(r)}\n${loadLine(variants.map((v) => [v, r.points.find((p) => p.variant === v)?.load]))}`, json: overlapJson(r), svg: overlapPlot(r) };
     }
 
     if (json) for (const o of out.json) console.log(JSON.stringify(o));
