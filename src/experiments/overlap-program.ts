@@ -48,9 +48,13 @@ export interface OverlapRecord {
   readonly postUs: number[];
   readonly overlappedComputeUs: number[];
   readonly waitUs: number[];
+  /** Means over the iterations of t_comm, t_compute and t_total (µs), per rank. */
+  readonly meanCommUs: number[];
+  readonly meanComputeUs: number[];
+  readonly meanTotalUs: number[];
 }
 
-const FIELDS = 6;
+const FIELDS = 9;
 
 export function runOverlapProgram(comm: Communicator, c: OverlapProgramConfig): void {
   const mode = variantMode(c.variant);
@@ -72,7 +76,7 @@ export function runOverlapProgram(comm: Communicator, c: OverlapProgramConfig): 
       comm.iallreduce(send, recv, o).wait();
       work(rounds >> 4);
     }
-    const t = Array.from({ length: FIELDS }, () => new Float64Array(c.iterations));
+    const t = Array.from({ length: 6 }, () => new Float64Array(c.iterations));
     const [tComm, tCompute, tTotal, tPost, tOver, tWait] = t;
     for (let i = 0; i < c.iterations; i++) {
       comm.barrier();
@@ -101,7 +105,8 @@ export function runOverlapProgram(comm: Communicator, c: OverlapProgramConfig): 
       check();
       progress.step();
     }
-    const mine = Float64Array.from(t.map((x) => median(x)));
+    const mean = (x: Float64Array): number => x.reduce((a, b) => a + b, 0) / x.length;
+    const mine = Float64Array.of(...t.map((x) => median(x)), mean(tComm), mean(tCompute), mean(tTotal));
     const all = comm.gather(mine, comm.rank === 0 ? new Float64Array(FIELDS * comm.size) : null);
     if (all) {
       const col = (j: number): number[] => Array.from({ length: comm.size }, (_, r) => all[FIELDS * r + j]);
@@ -115,6 +120,9 @@ export function runOverlapProgram(comm: Communicator, c: OverlapProgramConfig): 
         postUs: col(3),
         overlappedComputeUs: col(4),
         waitUs: col(5),
+        meanCommUs: col(6),
+        meanComputeUs: col(7),
+        meanTotalUs: col(8),
       };
       emit(comm, 'OVERLAP', rec);
     }

@@ -40,6 +40,8 @@ export interface OverlapPoint {
   readonly overlap: number;
   /** The smallest share of any rank. */
   readonly overlapMin: number;
+  /** The share from the means over the iterations instead of the medians (mean over ranks). */
+  readonly overlapOfMeans: number;
   /** 1-minute load average before and after the variant's job (set by the driver). */
   readonly load?: readonly [number, number];
 }
@@ -72,6 +74,7 @@ export function overlapPoint(r: OverlapRecord): OverlapPoint {
     waitUs: mean(r.waitUs),
     overlap: mean(shares),
     overlapMin: Math.min(...shares),
+    overlapOfMeans: mean(r.meanCommUs.map((c, k) => overlapShare(c, r.meanComputeUs[k], r.meanTotalUs[k]))),
   };
 }
 
@@ -92,16 +95,16 @@ function f(v: number, d = 1): string {
 }
 
 export function overlapTable(r: OverlapResult): string {
-  const head = ['mode', 'bytes', 'comm us', 'compute us', 'total us', 'post us', 'compute|posted', 'wait us', 'overlap'];
+  const head = ['mode', 'bytes', 'comm us', 'compute us', 'total us', 'post us', 'compute|posted', 'wait us', 'overlap', 'of means'];
   const pts = [...r.points].sort((a, b) => a.bytes - b.bytes || r.experiment.variants.indexOf(a.variant) - r.experiment.variants.indexOf(b.variant));
-  const rows = pts.map((p) => [p.variant, String(p.bytes), f(p.commUs), f(p.computeUs), f(p.totalUs), f(p.postUs), f(p.overlappedComputeUs), f(p.waitUs), `${f(p.overlap * 100)}%`]);
+  const rows = pts.map((p) => [p.variant, String(p.bytes), f(p.commUs), f(p.computeUs), f(p.totalUs), f(p.postUs), f(p.overlappedComputeUs), f(p.waitUs), `${f(p.overlap * 100)}%`, `${f(p.overlapOfMeans * 100)}%`]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [
     fmt(head),
     fmt(widths.map((w) => '-'.repeat(w))),
     ...rows.map(fmt),
-    'medians over iterations, mean over ranks; overlap = 1 - (total - compute) / comm; compute|posted = the computation while the collective is in flight',
+    "medians over iterations, mean over ranks; overlap = 1 - (total - compute) / comm from the medians ('of means': from the means); compute|posted = the computation while the collective is in flight",
   ].join('\n');
 }
 

@@ -90,7 +90,7 @@ describe('coll experiment', () => {
     expect(text).toContain('overlap = 1 - (total - compute) / comm');
     const rows = text.split('\n').filter((l) => /^(host|offload) /.test(l));
     expect(rows).toHaveLength(4);
-    for (const row of rows) expect(row).toMatch(/-?\d+\.\d%$/);
+    for (const row of rows) expect(row).toMatch(/-?\d+\.\d%\s+-?\d+\.\d%$/);
   });
 
   it('rejects bad arguments with a message', async () => {

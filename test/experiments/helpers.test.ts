@@ -89,9 +89,13 @@ describe('experiment helpers', () => {
       postUs: [1, 1],
       overlappedComputeUs: [1000, 1000],
       waitUs: [0, 100],
+      meanCommUs: [100, 100],
+      meanComputeUs: [1000, 1000],
+      meanTotalUs: [1100, 1100],
     });
     expect(p.overlap).toBeCloseTo(0.5, 12);
     expect(p.overlapMin).toBeCloseTo(0, 12);
+    expect(p.overlapOfMeans).toBeCloseTo(0, 12);
   });
 
   it('the thread CPU clock reads this thread and moves forward', () => {
