@@ -35,12 +35,15 @@ export function work(rounds: number): number {
   return x;
 }
 
-/** Rounds of work() that take about `us` µs on this thread now (median of a few timings after a warm-up). */
+/**
+ * Rounds of work() that take about `us` µs on this thread when it has its core: the
+ * fastest of 9 timings after a warm-up (a slower timing was disturbed, not the work).
+ */
 export function calibrateWork(us: number): number {
   if (us <= 0) return 0;
-  // Warm up (≥ 20 ms) so that the timings are of optimised code, and find a run of ≥ 1 ms.
+  // Warm up (≥ 50 ms) so that the timings are of optimised code, and find a run of ≥ 1 ms.
   let rounds = 64;
-  const warmUntil = performance.now() + 20;
+  const warmUntil = performance.now() + 50;
   for (;;) {
     const t0 = performance.now();
     work(rounds);
@@ -49,13 +52,12 @@ export function calibrateWork(us: number): number {
     else if (t1 >= warmUntil) break;
   }
   const per: number[] = [];
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < 9; i++) {
     const t0 = performance.now();
     work(rounds);
     per.push(((performance.now() - t0) * 1000) / rounds);
   }
-  per.sort((a, b) => a - b);
-  return Math.max(1, Math.round(us / per[3]));
+  return Math.max(1, Math.round(us / Math.min(...per)));
 }
 
 /** The accumulated result of work() (so the loop cannot be optimised away). */
