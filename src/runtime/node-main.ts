@@ -18,9 +18,9 @@ import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
 import { WORKER_KEY, placement, type NodeSpec, type RankSpec } from './config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from './simd.js';
-import { signalAbort } from '../transport/shm/layout.js';
+import { signalAbort, waitAsync } from '../transport/shm/layout.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
-import { ENGINE_KEY, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
+import { ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 
@@ -92,9 +92,12 @@ if (spec.nodeCount > 1) {
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const workerUrl = new URL(`./worker-main.${ext}`, import.meta.url);
 
-// The offload engine: one more thread with its own endpoint and arena slice.
+// The offload engine: one more thread with its own endpoint and arena slice, started
+// when a rank of the node first needs it (it sets the start word), so that jobs that
+// never offload do not pay for its start-up.
 let engine: { worker: Worker; exited: Promise<void> } | undefined;
-if (spec.engine) {
+function startEngine(): void {
+  if (engine || failed) return;
   const engineSpec: EngineSpec = { job: spec, node, control, arena, arenaReserved, flagsPerEndpoint: DEFAULT_FLAGS };
   const engineUrl = new URL(`../offload/engine/engine-main.${ext}`, import.meta.url);
   const entry = spec.workerLoader
@@ -109,6 +112,20 @@ if (spec.engine) {
     worker.on('exit', () => resolve());
   });
   engine = { worker, exited };
+}
+let engineRequest: { cancel(): void } | undefined;
+if (spec.engine) {
+  const i32 = new Int32Array(control);
+  const word = START_WORD(nl);
+  const w = waitAsync(i32, word, 0);
+  if (!w.async) startEngine();
+  else {
+    let cancelled = false;
+    engineRequest = { cancel: () => (cancelled = true) };
+    void w.value.then(() => {
+      if (!cancelled) startEngine();
+    });
+  }
 }
 
 const finished: Promise<void>[] = [];
@@ -155,6 +172,8 @@ for (let l = 0; l < localSize; l++) {
 }
 
 await Promise.all(finished);
+engineRequest?.cancel();
+if (spec.engine) Atomics.notify(new Int32Array(control), START_WORD(nl)); // settle the pending waitAsync
 if (engine) {
   // Ask the engine to finish (it completes nothing more: every rank has returned) and exit.
   const i32 = new Int32Array(control);

@@ -18,7 +18,7 @@ import type { Params } from '../schedule/context.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { RankPoster, type Completion, type Ticket } from '../offload/engine/doorbell.js';
 import type { EngineMode } from '../offload/engine/descriptor.js';
-import { CODE_ARGUMENT, CODE_MISMATCH, CODE_RESTRICTION, CODE_TIMEOUT, type EngineFailure } from '../offload/engine/spec.js';
+import { requestEngine, CODE_ARGUMENT, CODE_MISMATCH, CODE_RESTRICTION, CODE_TIMEOUT, type EngineFailure } from '../offload/engine/spec.js';
 import type { RankRuntime } from './rank-runtime.js';
 import type { Task } from './task.js';
 
@@ -56,6 +56,7 @@ export class OffloadClient {
       );
     }
     this.poster = new RankPoster(new Int32Array(rt.spec.control), layout, rt.spec.localRank);
+    requestEngine(rt.spec.control, rt.nodeLayout);
   }
 
   /** The engine cache slot of a communicator, registering it on first use (blocking, short). */

@@ -24,6 +24,18 @@ export function STOP_WORD(nl: NodeLayout): number {
   return (nl.engine.baseByte >> 2) + 1;
 }
 
+/** Int32 index of the word a rank sets to have its node start the engine (lazily, on first use). */
+export function START_WORD(nl: NodeLayout): number {
+  return STOP_WORD(nl) + 4;
+}
+
+/** Ask the node process to start its engine (idempotent; posting may proceed at once: descriptors wait in their slots). */
+export function requestEngine(control: SharedArrayBuffer, nl: NodeLayout): void {
+  const i32 = new Int32Array(control);
+  const w = START_WORD(nl);
+  if (Atomics.compareExchange(i32, w, 0, 1) === 0) Atomics.notify(i32, w);
+}
+
 /** Int32 indices of the engine's counters (completed collectives, NIC frames sent and dropped). */
 export function COUNTER_WORDS(nl: NodeLayout): { completed: number; framesSent: number; framesDropped: number } {
   const base = STOP_WORD(nl);
