@@ -51,6 +51,8 @@ export interface NoiseVariantResult {
   readonly seconds: number;
   /** 1-minute load average of the machine before the first and after the last job. */
   readonly load: readonly [number, number];
+  /** CPU busy fraction before each job (NaN unless the driver waited for an idle machine). */
+  readonly busyBefore: readonly number[];
   /** Trimmed σ of rank 0's samples in each repetition (µs). */
   readonly repetitionSd: readonly number[];
   /** Rank 0's samples (µs). */
@@ -76,11 +78,12 @@ export async function runNoiseExperiment(e: NoiseExperiment, hooks: JobHooks & {
     rank0: Float64Array[];
     all: Float64Array[];
     sds: number[];
+    busy: number[];
     seconds: number;
     load: [number, number];
     algorithm: string;
   }
-  const acc = kinds.map((): Acc => ({ rank0: [], all: [], sds: [], seconds: 0, load: [NaN, NaN], algorithm: '' }));
+  const acc = kinds.map((): Acc => ({ rank0: [], all: [], sds: [], busy: [], seconds: 0, load: [NaN, NaN], algorithm: '' }));
   let job = 0;
   for (let rep = 0; rep < reps; rep++) {
     const iterations = Math.min(perJob, e.iterations - rep * perJob);
@@ -89,7 +92,7 @@ export async function runNoiseExperiment(e: NoiseExperiment, hooks: JobHooks & {
       hooks.onVariant?.(`${label(variant, noisy, e)}${reps > 1 ? ` (repetition ${rep + 1}/${reps})` : ''}`, job++, kinds.length * reps);
       const config: NoiseProgramConfig = { variant, iterations, warmup: e.warmup, count };
       const env: Record<string, string> = { ...variantEnv(variant), ...(noisy && e.noise ? { COLL_NOISE: noiseEnvValue(e.noise) } : {}) };
-      const { records, load } = await runProgram('noise-program', config, e, env, hooks);
+      const { records, load, busyBefore } = await runProgram('noise-program', config, e, env, hooks);
       const samples = (records.get('SAMPLES') ?? []) as NoiseSamplesRecord[];
       const done = (records.get('DONE') ?? [])[0] as NoiseDoneRecord | undefined;
       const mine = samples.find((s) => s.rank === 0);
@@ -100,6 +103,7 @@ export async function runNoiseExperiment(e: NoiseExperiment, hooks: JobHooks & {
       for (const s of samples) a.all.push(decodeSamples(s.samples));
       a.sds.push(sampleStats(r0, { trimFraction: e.trimFraction }).trimmedSd);
       a.seconds += done.seconds;
+      a.busy.push(busyBefore);
       a.algorithm = done.algorithm;
       if (rep === 0) a.load[0] = load[0];
       a.load[1] = load[1];
@@ -115,6 +119,7 @@ export async function runNoiseExperiment(e: NoiseExperiment, hooks: JobHooks & {
       algorithm: a.algorithm,
       seconds: a.seconds,
       load: a.load,
+      busyBefore: a.busy,
       repetitionSd: a.sds,
       samples,
       stats: sampleStats(samples, o),
@@ -210,6 +215,7 @@ export function noiseJson(r: NoiseResult): object[] {
       seconds: round(v.seconds, 1),
       repetitionTrimmedSd: v.repetitionSd.map((x) => round(x, 3)),
       loadavg: v.load.map((x) => round(x, 2)),
+      busyBefore: v.busyBefore.map((x) => (Number.isFinite(x) ? round(x, 3) : null)),
       stats: roundStats(v.stats),
       pooled: roundStats(v.pooled),
       sdRatioHostOverThis: host && host !== v ? round(sdRatio(host.stats, v.stats), 3) : null,

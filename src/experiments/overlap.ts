@@ -44,6 +44,8 @@ export interface OverlapPoint {
   readonly overlapOfMeans: number;
   /** 1-minute load average before and after the variant's job (set by the driver). */
   readonly load?: readonly [number, number];
+  /** CPU busy fraction before the variant's job (NaN unless waited for idle; set by the driver). */
+  readonly busyBefore?: number;
 }
 
 export interface OverlapResult {
@@ -84,8 +86,8 @@ export async function runOverlapExperiment(e: OverlapExperiment, hooks: JobHooks
     hooks.onVariant?.(variant, i, e.variants.length);
     const config: OverlapProgramConfig = { variant, bytes: e.bytes, computeUs: e.computeUs, iterations: e.iterations, warmup: e.warmup };
     const env: Record<string, string> = { ...variantEnv(variant), ...(e.noise ? { COLL_NOISE: noiseEnvValue(e.noise) } : {}) };
-    const { records, load } = await runProgram('overlap-program', config, e, env, hooks);
-    points.push(...((records.get('OVERLAP') ?? []) as OverlapRecord[]).map((r) => ({ ...overlapPoint(r), load })));
+    const { records, load, busyBefore } = await runProgram('overlap-program', config, e, env, hooks);
+    points.push(...((records.get('OVERLAP') ?? []) as OverlapRecord[]).map((r) => ({ ...overlapPoint(r), load, busyBefore })));
   }
   return { experiment: e, points };
 }
@@ -112,7 +114,7 @@ export function overlapJson(r: OverlapResult): object[] {
   const e = r.experiment;
   return r.points.map((p) => ({
     experiment: 'overlap',
-    ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k === 'load' ? 'loadavg' : k, typeof v === 'number' ? round(v, k.startsWith('overlap') ? 4 : 2) : Array.isArray(v) ? v.map((x: number) => round(x, 2)) : v])),
+    ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k === 'load' ? 'loadavg' : k, typeof v === 'number' ? (Number.isFinite(v) ? round(v, k.startsWith('overlap') || k === 'busyBefore' ? 4 : 2) : null) : Array.isArray(v) ? v.map((x: number) => round(x, 2)) : v])),
     ranks: e.ranks,
     nodes: e.nodes,
     targetComputeUs: e.computeUs,

@@ -51,6 +51,8 @@ export interface SkewResult {
   readonly overheadUs: Partial<Record<Variant, number>>;
   /** 1-minute load average before and after each variant's job. */
   readonly load: Partial<Record<Variant, readonly [number, number]>>;
+  /** CPU busy fraction before each variant's job (NaN unless waited for idle). */
+  readonly busyBefore: Partial<Record<Variant, number>>;
 }
 
 function mean(xs: readonly number[]): number {
@@ -92,6 +94,7 @@ export async function runSkewExperiment(e: SkewExperiment, hooks: JobHooks & { o
   const points: SkewPoint[] = [];
   const overheadUs: Partial<Record<Variant, number>> = {};
   const loads: Partial<Record<Variant, readonly [number, number]>> = {};
+  const busy: Partial<Record<Variant, number>> = {};
   for (const [i, variant] of e.variants.entries()) {
     hooks.onVariant?.(variant, i, e.variants.length);
     const config: SkewProgramConfig = {
@@ -105,14 +108,15 @@ export async function runSkewExperiment(e: SkewExperiment, hooks: JobHooks & { o
       seed: e.seed,
     };
     const env: Record<string, string> = { ...variantEnv(variant), ...(e.noise ? { COLL_NOISE: noiseEnvValue(e.noise) } : {}) };
-    const { records, load } = await runProgram('skew-program', config, e, env, hooks);
+    const { records, load, busyBefore } = await runProgram('skew-program', config, e, env, hooks);
     loads[variant] = load;
+    busy[variant] = busyBefore;
     const cal = (records.get('CALIBRATION') ?? [])[0] as SkewCalibrationRecord | undefined;
     if (!cal) throw new Error(`the skew job (${variant}) printed no calibration`);
     overheadUs[variant] = median(cal.overheadUs);
     points.push(...skewPoints((records.get('SKEW') ?? []) as SkewRecord[], cal.overheadUs));
   }
-  return { experiment: e, points, overheadUs, load: loads };
+  return { experiment: e, points, overheadUs, load: loads, busyBefore: busy };
 }
 
 /** CPU(host variant) / CPU(other variant) at each skew (the target compares host and offload at 400 µs). */
@@ -151,6 +155,7 @@ export function skewJson(r: SkewResult): object[] {
     iterations: e.iterations,
     overheadUs: round(r.overheadUs[p.variant] ?? NaN, 2),
     loadavg: (r.load[p.variant] ?? []).map((x) => round(x, 2)),
+    busyBefore: Number.isFinite(r.busyBefore[p.variant]) ? round(r.busyBefore[p.variant] as number, 3) : null,
     cpuRatioHostOverThis: p.variant === 'host' ? null : round(cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant), 3),
   }));
 }

@@ -37,6 +37,7 @@ const COMMON: OptionSpec[] = [
   { name: 'noise-seed', type: 'number', description: 'seed of the noise phases and gaps (default 1)' },
   { name: 'no-noise', type: 'boolean', description: 'no injected noise (noise experiment: a baseline run)' },
   { name: 'env', type: 'string', repeat: true, description: 'NAME=VALUE for every job (e.g. COLL_OFFLOAD_SPIN_US=0); repeatable' },
+  { name: 'idle', type: 'number', description: 'before each job wait (up to 60 s) until the CPUs are at most this busy, e.g. 0.25 (shared machines)' },
   { name: 'arena-mb', type: 'number', description: 'shared arena per node (MiB, default 64)' },
   { name: 'json', type: 'boolean', description: 'print JSON lines instead of a table' },
   { name: 'plot', type: 'string', description: 'write an SVG plot to FILE' },
@@ -101,9 +102,14 @@ function noiseOptions(args: ParsedArgs, byDefault: boolean): NoiseOptions | unde
 }
 
 /** A line naming the machine's load around each job (the experiments share the machine with whatever else runs). */
-function loadLine(loads: readonly (readonly [string, readonly [number, number] | undefined])[]): string {
-  const parts = loads.filter(([, l]) => l !== undefined).map(([v, l]) => `${v} ${(l as readonly [number, number])[0].toFixed(2)} -> ${(l as readonly [number, number])[1].toFixed(2)}`);
-  return `1-minute load average before -> after each job: ${parts.join(', ')}`;
+function loadLine(loads: readonly (readonly [string, readonly [number, number] | undefined, readonly number[]])[]): string {
+  const parts = loads.flatMap(([v, l, busy]) => {
+    if (!l) return [];
+    const b = busy.filter((x) => Number.isFinite(x));
+    const idle = b.length > 0 ? ` (CPU ${b.map((x) => `${Math.round(x * 100)}%`).join('/')} busy before)` : '';
+    return [`${v} ${l[0].toFixed(2)} -> ${l[1].toFixed(2)}${idle}`];
+  });
+  return `1-minute load average before -> after: ${parts.join(', ')}`;
 }
 
 function progressHooks(name: string): JobHooks & { onVariant(label: string, i: number, total: number): void; end(): void } {
@@ -156,7 +162,9 @@ export const experimentCommand: Command = {
     checkIntRange('--nodes', nodes, 1, ranks);
     const arenaMb = opt<number>(args, 'arena-mb');
     const userEnv = envPairs(opts<string>(args, 'env'));
-    const layout: JobLayout = { ranks, nodes, arenaMb, env: userEnv };
+    const idleBusy = opt<number>(args, 'idle');
+    if (idleBusy !== undefined && !(idleBusy > 0 && idleBusy <= 1)) throw new ArgumentError(`--idle needs a busy fraction in (0, 1], got ${idleBusy}`);
+    const layout: JobLayout = { ranks, nodes, arenaMb, env: userEnv, idleBusy };
     const json = opt<boolean>(args, 'json') ?? false;
     const plot = opt<string>(args, 'plot');
     const warmup = opt<number>(args, 'warmup');
@@ -185,7 +193,7 @@ export const experimentCommand: Command = {
       hooks.end();
       const noise = r.experiment.noise;
       const head = `noise: allreduce float64 sum ${Math.max(1, Math.floor(bytes / 8)) * 8} B, ${ranks} rank(s) on ${nodes} node(s), ${n} timed calls per mode in ${repetitions} interleaved job(s), barrier between calls; ${noise ? `noise ${noise.durationUs} µs every ${noise.periodUs} µs${noise.poisson ? ' (Poisson)' : ''} per rank thread` : 'no injected noise'}; rank 0's samples (µs)`;
-      out = { table: `${head}\n${noiseTable(r)}\n${loadLine(r.variants.map((v) => [v.label, v.load]))}`, json: noiseJson(r), svg: noisePlot(r) };
+      out = { table: `${head}\n${noiseTable(r)}\n${loadLine(r.variants.map((v) => [v.label, v.load, v.busyBefore]))}`, json: noiseJson(r), svg: noisePlot(r) };
     } else if (exp === 'skew') {
       const variants = parseVariants(variantArgs, ['host', 'host-poll', 'offload']);
       const collectives = opts<string>(args, 'collective');
@@ -215,7 +223,7 @@ export const experimentCommand: Command = {
       );
       hooks.end();
       const head = `skew: ${ranks} rank(s) on ${nodes} node(s), ${r.experiment.iterations} calls per point and repetition, median of ${repetitions} repetition(s); CPU and wall time per call (µs)`;
-      out = { table: `${head}\n${skewTable(r)}\n${loadLine(variants.map((v) => [v, r.load[v]]))}`, json: skewJson(r), svg: skewPlot(r) };
+      out = { table: `${head}\n${skewTable(r)}\n${loadLine(variants.map((v) => [v, r.load[v], [r.busyBefore[v] ?? NaN]]))}`, json: skewJson(r), svg: skewPlot(r) };
     } else {
       const variants = parseVariants(variantArgs, ['host', 'offload']);
       const bytes = numberList(opts<string>(args, 'bytes'), '--bytes');
@@ -229,7 +237,11 @@ export const experimentCommand: Command = {
       );
       hooks.end();
       const head = `overlap: iallreduce float64 sum from comm.alloc() buffers, ${ranks} rank(s) on ${nodes} node(s), computation ≈ ${computeUs} µs, ${r.experiment.iterations} iterations (µs)`;
-      out = { table: `${head}\n${overlapTable(r)}\n${loadLine(variants.map((v) => [v, r.points.find((p) => p.variant === v)?.load]))}`, json: overlapJson(r), svg: overlapPlot(r) };
+      const loads = variants.map((v) => {
+        const p = r.points.find((x) => x.variant === v);
+        return [v, p?.load, [p?.busyBefore ?? NaN]] as const;
+      });
+      out = { table: `${head}\n${overlapTable(r)}\n${loadLine(loads)}`, json: overlapJson(r), svg: overlapPlot(r) };
     }
 
     if (json) for (const o of out.json) console.log(JSON.stringify(o));
