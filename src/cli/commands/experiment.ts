@@ -40,6 +40,7 @@ const COMMON: OptionSpec[] = [
   { name: 'idle', type: 'number', description: 'before each job wait (up to 60 s) until the CPUs are at most this busy, e.g. 0.25 (shared machines)' },
   { name: 'arena-mb', type: 'number', description: 'shared arena per node (MiB, default 64)' },
   { name: 'json', type: 'boolean', description: 'print JSON lines instead of a table' },
+  { name: 'save', type: 'string', description: 'also write the JSON lines to FILE (with the table on stdout)' },
   { name: 'plot', type: 'string', description: 'write an SVG plot to FILE' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
@@ -246,6 +247,11 @@ export const experimentCommand: Command = {
 
     if (json) for (const o of out.json) console.log(JSON.stringify(o));
     else console.log(out.table);
+    const save = opt<string>(args, 'save');
+    if (save) {
+      writeFileSync(save, out.json.map((o) => `${JSON.stringify(o)}\n`).join(''));
+      process.stderr.write(`wrote ${save}\n`);
+    }
     if (plot) {
       writeFileSync(plot, out.svg);
       process.stderr.write(`wrote ${plot}\n`);
