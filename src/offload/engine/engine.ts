@@ -409,7 +409,8 @@ export class OffloadEngine {
       if (now >= r.deadline) {
         const nodes = r.op.waitingFor();
         const missing = nodes.flatMap((k) => (r.slot.comm.members[k] ?? []) as number[]).sort((a, b) => a - b);
-        const f = this.timeoutFailure(r.group, r.slot, r.timeoutMs, missing, 'on other nodes have not made the matching call');
+        // The engine knows which nodes it still waits for, not which of their ranks is late: name them all, as such.
+        const f = this.timeoutFailure(r.group, r.slot, r.timeoutMs, missing, 'are on nodes whose offload engines have not sent their part (one of these ranks, or of a node they wait for, has not made the matching call)');
         r.op.abort(new TimeoutError(f.message, missing));
         this.fail(r.group.claims, CODE_TIMEOUT, f);
       } else keep.push(r);
