@@ -431,7 +431,12 @@ export class OffloadEngine {
     const code =
       e instanceof MismatchError ? CODE_MISMATCH : e instanceof TimeoutError ? CODE_TIMEOUT : e instanceof RestrictionError ? CODE_RESTRICTION : e instanceof ArgumentError ? CODE_ARGUMENT : CODE_FAILED;
     const hint = e instanceof CollectivesError ? e.hint : undefined;
-    this.fail(claims, code, { message: e.message, hint, missing: e instanceof TimeoutError ? e.missingRanks : undefined });
+    this.fail(claims, code, { message: this.engineNames(e.message), hint, missing: e instanceof TimeoutError ? e.missingRanks : undefined });
+  }
+
+  /** Transport errors name engines by their addresses (job size + node) as if they were ranks: say which engine. */
+  private engineNames(text: string): string {
+    return text.replace(/\brank (\d+)\b/g, (m: string, n: string) => (Number(n) >= this.c.jobSize ? `the offload engine of node ${Number(n) - this.c.jobSize}` : m));
   }
 
   private fail(claims: readonly Claim[], code: number, f: EngineFailure): void {
