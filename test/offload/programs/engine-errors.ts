@@ -14,7 +14,8 @@
  *                   [R]; ranks on other nodes one naming ranks of R's node only, R among them
  *                   (exactly [R] when R is alone on its node).
  *   mismatch-nodes  node 0's ranks post count 4, the other nodes' count 8: every rank gets
- *                   a MismatchError (the engines' messages disagree in size).
+ *                   a MismatchError (the engines' messages disagree in size) that names the
+ *                   engines (not their transport addresses, as if they were ranks).
  *   two-errors:DIR  two outstanding offloaded calls of world rank 0 fail with different
  *                   messages; rank 0 reads both only after the engine has completed both
  *                   (rank 1 has seen its own two errors; the engine completes a node's
@@ -137,7 +138,13 @@ async function timeout(absent: number): Promise<void> {
 async function mismatchNodes(): Promise<void> {
   const comm = world.dup();
   const count = myNode === 0 ? 4 : 8;
-  await expectError('MismatchError', () => undefined, `mismatch-nodes: rank ${me}`, () =>
+  // The engines' transport reports the disagreement; it must name engines, not ranks the job does not have.
+  const named = (e: Err): string | undefined => {
+    const bogus = [...e.message.matchAll(/\brank (\d+)\b/g)].map((x) => Number(x[1])).filter((r) => r >= P);
+    if (bogus.length > 0) return `names ranks [${bogus.join(', ')}] in a ${P}-rank job`;
+    return /offload engine of node \d/.test(e.message) ? undefined : 'does not name the engines';
+  };
+  await expectError('MismatchError', named, `mismatch-nodes: rank ${me}`, () =>
     comm.allreduce(new Float64Array(count).fill(1), null, { mode: 'offload', timeoutMs: 5000 }),
   );
 }
