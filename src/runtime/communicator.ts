@@ -853,9 +853,12 @@ export class Communicator {
     const own = inPlace ? send.slice() : send;
     let partial: Uint8Array = kind === 'bcast' ? EMPTY : local.size === 1 ? own : isExec ? this.rt.allocScratch(bytes) : EMPTY;
     const result: Uint8Array = kind === 'reduce' ? (isExec && this.rank === root ? recv : EMPTY) : recv;
+    // The per-node calls take their sequence numbers NOW, in call order on every rank of
+    // the node (their tasks are created later, when the previous part has finished, and
+    // ranks reach that point at different times when several calls are outstanding).
     const parts: (() => Task)[] = [];
     if ((kind === 'reduce' || kind === 'allreduce') && local.size > 1) {
-      parts.push(() => local.scheduleTask('reduce', own, partial, false, count, type, op, execLocal));
+      parts.push(local.prepareTask('reduce', own, partial, false, count, type, op, execLocal));
     }
     if (isExec && inter) {
       inter.phases.forEach((ph, i) => {
@@ -875,7 +878,7 @@ export class Communicator {
       });
     }
     if ((kind === 'allreduce' || kind === 'bcast') && local.size > 1) {
-      parts.push(() => local.scheduleTask('bcast', EMPTY, recv, false, count, type, undefined, execLocal));
+      parts.push(local.prepareTask('bcast', EMPTY, recv, false, count, type, undefined, execLocal));
     }
     return new Sequence(parts, () => {
       if (partial !== own && partial.byteLength > 0) this.rt.freeScratch(partial);
@@ -884,19 +887,22 @@ export class Communicator {
   }
 
   /**
-   * @internal A collective of this communicator as a task run by its caller (host
-   * mode, host algorithms, no shared-memory fast path): used by the host roles of
+   * @internal A collective of this communicator (host mode, host algorithms, no
+   * shared-memory fast path) whose sequence number is taken now and whose task is
+   * created when the returned function is called: used by the host roles of
    * intermediate mode.
    */
-  scheduleTask(kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, inPlace: boolean, count: number, type: Datatype, op: Op | undefined, root: number): Task {
+  prepareTask(kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, inPlace: boolean, count: number, type: Datatype, op: Op | undefined, root: number): () => Task {
     const plan = this.plan({ kind, count, type, op, root, algorithm: undefined, params: undefined, reproducible: false, blocking: false, topology: undefined });
     const seq = this.seq;
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
-    const input = inPlace && send.byteLength > 0 ? send.slice() : send;
-    const phases = plan.phases;
-    return phases.length === 1
-      ? this.execution(phases[0], seq, input, recv, type, plan)
-      : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
+    return () => {
+      const input = inPlace && send.byteLength > 0 ? send.slice() : send;
+      const phases = plan.phases;
+      return phases.length === 1
+        ? this.execution(phases[0], seq, input, recv, type, plan)
+        : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
+    };
   }
 
   /**
