@@ -149,11 +149,16 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
     const def = shape.mode === 'intermediate' && shape.algorithm === undefined ? INTERMEDIATE_DEFAULT[shape.kind] : undefined;
     const algorithm = shape.algorithm ?? def?.algorithm;
     const params = shape.params ?? def?.params;
-    const plan = (rank: number): Plan =>
-      makePlan(
-        { rank, size: n, topology: flatTopology(n), shm: false },
-        { kind: shape.kind, count: interCount, type: shape.type, op: shape.op, root: rootNode, algorithm, params, reproducible: false, blocking: false, topology: undefined },
-      );
+    const plan = (rank: number): Plan => {
+      try {
+        return makePlan(
+          { rank, size: n, topology: flatTopology(n), shm: false },
+          { kind: shape.kind, count: interCount, type: shape.type, op: shape.op, root: rootNode, algorithm, params, reproducible: false, blocking: false, topology: undefined },
+        );
+      } catch (e) {
+        throw e instanceof RestrictionError ? interNodeRestriction(e, shape.mode, n) : e;
+      }
+    };
     inter = plan(me);
     if (shape.mode === 'intermediate' && (shape.kind === 'reduce' || shape.kind === 'allreduce' || shape.kind === 'bcast')) {
       for (let k = 0; k < n; k++) hostRole[k] = k === me ? leafOrRoot(inter) : leafOrRoot(plan(k));
@@ -161,6 +166,18 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
   }
   const addresses = Int32Array.from({ length: n }, (_, k) => (hostRole[k] ? c.worldOf[executor[k]] : jobSize + c.nodes[k]));
   return { inter, nic: n > 1 ? nic : undefined, interCount, rootNode, hostRole, executor, addresses };
+}
+
+/**
+ * A restriction of the inter-node schedule, saying that its P counts nodes: "requires a
+ * power-of-two number of ranks: P = 3 ..." on a 7-rank communicator is otherwise a puzzle.
+ */
+function interNodeRestriction(e: RestrictionError, mode: OffloadMode, nodes: number): RestrictionError {
+  const head = `algorithm '${e.algorithm}' requires ${e.restriction}: `;
+  let detail = e.message.startsWith(head) ? e.message.slice(head.length) : e.message;
+  const tail = e.hint === undefined ? '' : `\n  hint: ${e.hint}`;
+  if (tail && detail.endsWith(tail)) detail = detail.slice(0, -tail.length);
+  return new RestrictionError(e.algorithm, e.restriction, `${detail} (in ${mode} mode the algorithm is the inter-node schedule, whose ranks are the communicator's ${nodes} nodes)`, e.hint);
 }
 
 /** Whether, in every phase of the plan (and every phase label of its schedules), the node only sends or only receives. */
