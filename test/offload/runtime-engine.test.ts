@@ -106,7 +106,7 @@ describe.concurrent('engine errors surface as clear errors on the ranks', () => 
 
 describe.concurrent('bad mode input', () => {
   it('unknown modes and collectives the engine cannot run raise typed errors; per-call modes override the communicator (COLL_MODE=offload, 3 ranks, 2 nodes)', { timeout: 120_000 }, async () => {
-    expectPassed(await offloadModeJob(), 3, 12);
+    expectPassed(await offloadModeJob(), 3, 14);
   });
 
   it('without engines (launch({ engine: false })): setMode and per-call offload/intermediate raise ArgumentError, host calls work', { timeout: 120_000 }, async () => {

@@ -45,6 +45,12 @@ if (engines) {
   await report.throws('RestrictionError', 'gather in intermediate mode', 'explicit intermediate gather', () => comm.gather(i32(1), me === 0 ? i32(P) : null, { mode: 'intermediate' }));
   await report.throws('RestrictionError', 'non-reproducible', 'reproducible allreduce offloaded', () => comm.allreduce(Float64Array.of(1), null, { mode: 'offload', reproducible: true }));
   await report.throws('ArgumentError', 'unknown execution mode', 'unknown mode on a nonblocking call', () => comm.iallreduce(Float64Array.of(1), null, { mode: 'nic' as ExecutionMode }));
+  if (world.nodeCount > 1) {
+    // A named algorithm is the inter-node schedule: its restriction must say that its P counts nodes.
+    await report.throws('RestrictionError', `whose ranks are the communicator's ${world.nodeCount} nodes`, 'named inter-node algorithm whose restriction fails', () =>
+      comm.allreduce(Float64Array.of(1), null, { mode: 'offload', algorithm: 'mesh_tree' }),
+    );
+  }
   // The communicator is still usable, and per-call host overrides an offload communicator.
   comm.setMode('offload');
   allreduceOk(comm, undefined, 'offload communicator after the errors');
