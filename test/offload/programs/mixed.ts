@@ -1,7 +1,7 @@
 /**
  * Rank program: the three execution modes interleaved on one communicator.
  *
- *   mixed.ts [calls] [safe]
+ *   mixed.ts [calls]
  *
  * A seeded sequence (the same on every rank) of barrier, bcast, reduce, allreduce and
  * allgather calls, each in host, offload or intermediate mode, blocking or nonblocking,
@@ -18,9 +18,6 @@ import { Report } from '../../runtime/programs/cases.js';
 const world = init({ timeoutMs: Number(process.env.MIXED_TIMEOUT_MS ?? 60_000) });
 const report = new Report(world);
 const calls = Number(process.argv[2] ?? 120);
-// 'safe': intermediate-mode calls are blocking only (two outstanding nonblocking intermediate
-// calls can deadlock: see intermediate-order.ts and /tmp/helperB-findings.md).
-const safe = process.argv.includes('safe');
 
 interface Outstanding {
   readonly label: string;
@@ -58,7 +55,7 @@ function run(comm: Communicator, tag: string): void | Promise<void> {
     for (let i = 0; i < calls; i++) {
       const kind = pick(['barrier', 'bcast', 'reduce', 'allreduce', 'allgather'] as const);
       const mode = pick(modes);
-      const nb = rand() < 0.5 && !(safe && mode === 'intermediate');
+      const nb = rand() < 0.5;
       const shared = rand() < 0.5;
       const count = pick([1, 3, 17, 600]);
       const root = Math.floor(rand() * P);
