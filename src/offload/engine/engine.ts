@@ -21,7 +21,7 @@ import { op as lookupOp } from '../../core/ops.js';
 import type { Params } from '../../schedule/context.js';
 import type { ShmEndpoint } from '../../transport/shm/endpoint.js';
 import { isAborting, notifyIfSleeping, type Layout } from '../../transport/shm/layout.js';
-import type { Claim, EngineClaimer } from './doorbell.js';
+import { MESSAGE_BYTES, type Claim, type EngineClaimer } from './doorbell.js';
 import { MAX_CACHE_SLOTS } from './descriptor.js';
 import { commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodeCallShape, type NodePlan } from './node-plan.js';
 import { NodeOp, type MemberBuffers, type NodeOpContext } from './node-op.js';
@@ -320,7 +320,11 @@ export class OffloadEngine {
     };
     const sigs = claims.map(sig);
     if (sigs.some((s) => s !== sigs[0])) {
-      const parts = claims.map((c, i) => `rank ${this.commRankOf(slot, c.rank)}: ${sigs[i]}`);
+      // One entry per distinct call, with its ranks in order (a node of many ranks would otherwise overflow the message).
+      const bySig = new Map<string, number[]>();
+      claims.forEach((c, i) => bySig.set(sigs[i], [...(bySig.get(sigs[i]) ?? []), this.commRankOf(slot, c.rank)]));
+      const entries = [...bySig].map(([s, ranks]) => [ranks.sort((a, b) => a - b), s] as const).sort((a, b) => a[0][0] - b[0][0]);
+      const parts = entries.map(([ranks, s]) => `${ranks.length === 1 ? 'rank' : 'ranks'} ${ranks.join(', ')}: ${s}`);
       this.fail(claims, CODE_MISMATCH, {
         message: `offloaded collective #${g.tag} on communicator ${slot.comm.context}: ranks disagree: ${parts.join('; ')}`,
         hint: 'every rank must call the same collectives in the same order with the same count, datatype, op and root',
@@ -440,7 +444,12 @@ export class OffloadEngine {
   }
 
   private fail(claims: readonly Claim[], code: number, f: EngineFailure): void {
-    const text = JSON.stringify(f);
+    let text = JSON.stringify(f);
+    // The completion's message area holds MESSAGE_BYTES: shorten the message rather than cut the JSON (unreadable, hint lost).
+    for (let keep = f.message.length; new TextEncoder().encode(text).byteLength > MESSAGE_BYTES - 4 && keep > 0; ) {
+      keep = Math.max(0, keep - Math.max(16, new TextEncoder().encode(text).byteLength - (MESSAGE_BYTES - 4)));
+      text = JSON.stringify({ ...f, message: `${f.message.slice(0, keep)} …`, missing: f.missing?.slice(0, 64) });
+    }
     for (const cl of claims) {
       this.c.claimer.complete(cl, code, 0, text);
       this.wake(cl.rank);
