@@ -145,7 +145,7 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
       throw new RestrictionError(`${shape.kind}/${shape.algorithm}`, 'offload mode', `NIC protocols run in the engines only, not in ${shape.mode} mode`, "use { mode: 'offload' }");
     }
     nic = nicChoice(shape.kind, shape.algorithm, shape.params, n);
-  } else if (n > 1) {
+  } else if (n > 1 || shape.algorithm !== undefined || shape.params !== undefined) {
     const def = shape.mode === 'intermediate' && shape.algorithm === undefined ? INTERMEDIATE_DEFAULT[shape.kind] : undefined;
     const algorithm = shape.algorithm ?? def?.algorithm;
     const params = shape.params ?? def?.params;
@@ -159,8 +159,11 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
         throw e instanceof RestrictionError ? interNodeRestriction(e, shape.mode, n) : e;
       }
     };
-    inter = plan(me);
-    if (shape.mode === 'intermediate' && (shape.kind === 'reduce' || shape.kind === 'allreduce' || shape.kind === 'bcast')) {
+    // On one node there is no inter-node schedule; a named algorithm is still checked, so that an
+    // unknown name or bad parameters fail on one node as they do on several.
+    if (n === 1) plan(0);
+    else inter = plan(me);
+    if (inter && shape.mode === 'intermediate' && (shape.kind === 'reduce' || shape.kind === 'allreduce' || shape.kind === 'bcast')) {
       for (let k = 0; k < n; k++) hostRole[k] = k === me ? leafOrRoot(inter) : leafOrRoot(plan(k));
     }
   }
