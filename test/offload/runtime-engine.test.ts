@@ -105,8 +105,12 @@ describe.concurrent('engine errors surface as clear errors on the ranks', () => 
 });
 
 describe.concurrent('bad mode input', () => {
-  it('unknown modes and collectives the engine cannot run raise typed errors; per-call modes override the communicator (COLL_MODE=offload, 3 ranks, 2 nodes)', { timeout: 120_000 }, async () => {
-    expectPassed(await offloadModeJob(), 3, 14);
+  it('unknown modes and algorithms, and collectives the engine cannot run, raise typed errors; per-call modes override the communicator (COLL_MODE=offload, 3 ranks, 2 nodes)', { timeout: 120_000 }, async () => {
+    expectPassed(await offloadModeJob(), 3, 16);
+  });
+
+  it('the same on one node (2 ranks)', { timeout: 120_000 }, async () => {
+    expectPassed(await runJob('modes.ts', { ranks: 2, nodes: 1, args: ['engine'] }), 2, 15);
   });
 
   it('without engines (launch({ engine: false })): setMode and per-call offload/intermediate raise ArgumentError, host calls work', { timeout: 120_000 }, async () => {

@@ -45,6 +45,13 @@ if (engines) {
   await report.throws('RestrictionError', 'gather in intermediate mode', 'explicit intermediate gather', () => comm.gather(i32(1), me === 0 ? i32(P) : null, { mode: 'intermediate' }));
   await report.throws('RestrictionError', 'non-reproducible', 'reproducible allreduce offloaded', () => comm.allreduce(Float64Array.of(1), null, { mode: 'offload', reproducible: true }));
   await report.throws('ArgumentError', 'unknown execution mode', 'unknown mode on a nonblocking call', () => comm.iallreduce(Float64Array.of(1), null, { mode: 'nic' as ExecutionMode }));
+  // A named algorithm is checked whatever the layout (on one node there is no inter-node schedule to run it).
+  await report.throws('UnknownAlgorithmError', "unknown algorithm 'nosuch'", 'unknown named algorithm offloaded', () =>
+    comm.allreduce(Float64Array.of(1), null, { mode: 'offload', algorithm: 'nosuch' }),
+  );
+  await report.throws('UnknownAlgorithmError', "unknown algorithm 'nosuch'", 'unknown named algorithm in intermediate mode', () =>
+    comm.ibcast(new Int32Array(1), { mode: 'intermediate', algorithm: 'nosuch' }),
+  );
   if (world.nodeCount > 1) {
     // A named algorithm is the inter-node schedule: its restriction must say that its P counts nodes.
     await report.throws('RestrictionError', `whose ranks are the communicator's ${world.nodeCount} nodes`, 'named inter-node algorithm whose restriction fails', () =>
