@@ -316,7 +316,7 @@ export class OffloadEngine {
       const o = this.readOptions(x.options);
       const alg = o.algorithm !== undefined ? `, algorithm=${o.algorithm}` : '';
       const params = o.params !== undefined ? `, params=${JSON.stringify(o.params)}` : '';
-      return `${x.kind}(count=${x.count}, datatype=${x.datatype}${x.op !== 'noop' ? `, op=${x.op}` : ''}, root=${x.root}, mode=${x.mode}${alg}${params})`;
+      return `${x.kind}(count=${x.count}, datatype=${x.datatype}${x.op !== 'noop' ? `, op=${x.op}` : ''}, root=${x.root}, mode=${x.mode === 'intermediate-only' ? 'intermediate' : 'offload'}${alg}${params})`;
     };
     const sigs = claims.map(sig);
     if (sigs.some((s) => s !== sigs[0])) {
