@@ -93,7 +93,7 @@ async function mismatch(): Promise<void> {
       (e) =>
         !e.message.includes('ranks disagree')
           ? 'no "ranks disagree"'
-          : !e.message.includes('rank 0: allreduce(count=4')
+          : !e.message.includes('rank 0: allreduce(count=4, datatype=float64, op=sum, root=0, mode=offload)')
             ? 'rank 0 and its count not named'
             : !/ranks? 1(, \d+)*: allreduce\(count=5/.test(e.message)
               ? 'rank 1 and its count not named'
