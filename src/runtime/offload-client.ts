@@ -11,7 +11,7 @@
  * when the call is posted and the result is copied back when the rank next looks at
  * the request (wait, test, await).
  */
-import { ArgumentError, MismatchError, RestrictionError, TimeoutError, TransportError } from '../core/errors.js';
+import { ArgumentError, MismatchError, RankFailedError, RestrictionError, TimeoutError, TransportError } from '../core/errors.js';
 import type { DatatypeName } from '../core/datatypes.js';
 import type { BuiltinOpName } from '../core/ops.js';
 import type { Params } from '../schedule/context.js';
@@ -106,14 +106,42 @@ export class OffloadClient {
 
   /** @internal Post a descriptor, first waiting for a slot if every one is in flight. */
   post(d: Parameters<RankPoster['post']>[0]): Ticket {
-    while (!this.poster.canPost()) {
-      const oldest = this.outstanding.shift();
-      if (oldest) oldest.wait(60_000);
-    }
+    if (!this.poster.canPost()) this.waitForSlot(d.timeoutMs);
     const t = this.poster.post(d);
     this.outstanding.push(t);
     if (this.outstanding.length > 64) this.outstanding.splice(0, this.outstanding.length - 32).forEach((x) => x.retire());
     return t;
+  }
+
+  /**
+   * Every posting slot is in flight (ENGINE_DEPTH outstanding nonblocking calls): wait
+   * for the oldest to complete, within the call's timeout, while watching for a job abort.
+   */
+  private waitForSlot(timeoutMs: number): void {
+    const deadline = timeoutMs > 0 ? performance.now() + timeoutMs : Infinity;
+    while (!this.poster.canPost()) {
+      const oldest = this.outstanding[0];
+      if (oldest === undefined) break;
+      if (oldest.test()) {
+        this.outstanding.shift();
+        continue;
+      }
+      const ab = this.rt.endpoint.aborted();
+      if (ab) throw new RankFailedError(ab.rank, ab.reason);
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        throw new TimeoutError(
+          `rank ${this.rt.spec.worldRank} has ${this.outstanding.length} offloaded calls in flight and the oldest did not complete within ${timeoutMs} ms, so the next call cannot be posted`,
+          [],
+          'complete (await / wait()) earlier nonblocking offloaded calls before starting more; check that every rank makes them',
+        );
+      }
+      try {
+        oldest.wait(Math.min(left, 50));
+      } catch (e) {
+        if (!(e instanceof TimeoutError)) throw e;
+      }
+    }
   }
 
   /** @internal */
