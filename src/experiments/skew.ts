@@ -131,17 +131,27 @@ function f(v: number, d = 1): string {
 }
 
 export function skewTable(r: SkewResult): string {
-  const head = ['collective', 'mode', 'skew us', 'cpu us', 'root', 'non-root', 'cpu med', 'raw', 'wall us', 'vs host'];
+  // Ratios against each host baseline that ran: the library's host mode and the busy-polling one.
+  const bases = (['host', 'host-poll'] as const).filter((b) => r.experiment.variants.includes(b));
+  const head = ['collective', 'mode', 'skew us', 'cpu us', 'root', 'non-root', 'cpu med', 'raw', 'wall us', ...bases.map((b) => `${b}/mode`)];
   const pts = [...r.points].sort((a, b) => a.collective.localeCompare(b.collective) || a.skewUs - b.skewUs || r.experiment.variants.indexOf(a.variant) - r.experiment.variants.indexOf(b.variant));
   const rows = pts.map((p) => {
-    const x = cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant);
-    const ratio = p.variant === 'host' ? '' : Number.isFinite(x) ? `${f(x, 2)}x` : '-';
-    return [p.collective, p.variant, String(p.skewUs), f(p.cpuUs), f(p.cpuRootUs), f(p.cpuNonRootUs), f(p.cpuMedianUs), f(p.cpuRawUs), f(p.wallUs), ratio];
+    const ratios = bases.map((b) => (b === p.variant ? '' : `${f(cpuRatio(r.points, p.collective, p.skewUs, b, p.variant), 2)}x`));
+    return [p.collective, p.variant, String(p.skewUs), f(p.cpuUs), f(p.cpuRootUs), f(p.cpuNonRootUs), f(p.cpuMedianUs), f(p.cpuRawUs), f(p.wallUs), ...ratios];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const fmt = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const overhead = Object.entries(r.overheadUs).map(([v, us]) => `${v} ${f(us as number)}`).join(', ');
-  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt), `cpu: mean over ranks of the CPU time in the call, measurement overhead subtracted (${overhead} µs); 'vs host' = cpu(host) / cpu(mode)`].join('\n');
+  return [
+    fmt(head),
+    fmt(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(fmt),
+    `cpu: mean over ranks of the CPU time in the call, measurement overhead subtracted (${overhead} µs); 'B/mode' = cpu(B) / cpu(mode)`,
+  ].join('\n');
+}
+
+function nullable(v: number): number | null {
+  return Number.isFinite(v) ? round(v, 3) : null;
 }
 
 export function skewJson(r: SkewResult): object[] {
@@ -156,7 +166,8 @@ export function skewJson(r: SkewResult): object[] {
     overheadUs: round(r.overheadUs[p.variant] ?? NaN, 2),
     loadavg: (r.load[p.variant] ?? []).map((x) => round(x, 2)),
     busyBefore: Number.isFinite(r.busyBefore[p.variant]) ? round(r.busyBefore[p.variant] as number, 3) : null,
-    cpuRatioHostOverThis: p.variant === 'host' ? null : round(cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant), 3),
+    cpuRatioHostOverThis: p.variant === 'host' ? null : nullable(cpuRatio(r.points, p.collective, p.skewUs, 'host', p.variant)),
+    cpuRatioHostPollOverThis: p.variant === 'host-poll' ? null : nullable(cpuRatio(r.points, p.collective, p.skewUs, 'host-poll', p.variant)),
   }));
 }
 
