@@ -13,8 +13,9 @@
  * (thread_group_cputime() calls task_sched_runtime(current)), so cpuNowNs() calls it
  * first: the value is then exact to the few µs between the two syscalls.
  *
- * Each reading costs CPU itself (≈ 3 µs for getrusage, 10–15 µs for the proc read on
- * the 2-core VM these experiments were written on); measure an empty interval with
+ * Each reading takes ≈ 15 µs of wall time on the 2-core VM these experiments were
+ * written on (getrusage ≈ 2.5 µs, the rest the proc read), of which 3–5 µs are charged
+ * to the interval between two readings: measure an empty interval with
  * calibrateCpuOverhead() and subtract it. On a VM the counter also advances while the
  * hypervisor has descheduled the vCPU (steal time), which shows up as rare outliers.
  */
