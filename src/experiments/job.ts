@@ -91,67 +91,36 @@ export async function runProgram(
   const busyBefore = layout.idleBusy !== undefined ? await waitForIdle(layout.idleBusy, layout.idleWaitMs) : NaN;
   const before = loadavg()[0];
   const jobEnv = { ...env, ...layout.env };
-  const running = withLauncherEnv(jobEnv, () =>
-    launch({
-      ranks: layout.ranks,
-      nodes: layout.nodes,
-      program,
-      args: [JSON.stringify(config)],
-      arenaMb: layout.arenaMb ?? 64,
-      env: jobEnv,
-      jobTimeoutMs: layout.jobTimeoutMs,
-      onLine: (_stream, line) => {
-        const m = LINE.exec(line);
-        if (!m) {
-          hooks.onOutput?.(line);
-          return;
-        }
-        const data = JSON.parse(m[2]) as unknown;
-        if (m[1] === 'PROGRESS') {
-          const p = data as { done: number; total: number };
-          hooks.onProgress?.(p.done, p.total);
-          return;
-        }
-        const list = records.get(m[1]) ?? [];
-        list.push(data);
-        records.set(m[1], list);
-      },
-    }),
-  );
+  const running = launch({
+    ranks: layout.ranks,
+    nodes: layout.nodes,
+    program,
+    args: [JSON.stringify(config)],
+    arenaMb: layout.arenaMb ?? 64,
+    env: jobEnv,
+    jobTimeoutMs: layout.jobTimeoutMs,
+    onLine: (_stream, line) => {
+      const m = LINE.exec(line);
+      if (!m) {
+        hooks.onOutput?.(line);
+        return;
+      }
+      const data = JSON.parse(m[2]) as unknown;
+      if (m[1] === 'PROGRESS') {
+        const p = data as { done: number; total: number };
+        hooks.onProgress?.(p.done, p.total);
+        return;
+      }
+      const list = records.get(m[1]) ?? [];
+      list.push(data);
+      records.set(m[1], list);
+    },
+  });
   const r = await running;
   if (r.exitCode !== 0) {
     throw new CollectivesError('RANK_FAILED', `the ${name.replace('-program', '')} experiment job failed: ${r.failure ? `rank ${r.failure.rank}: ${r.failure.reason}` : `exit code ${r.exitCode}`}`);
   }
   return { records, load: [before, loadavg()[0]], busyBefore };
-}
-
-/**
- * Variables that launch() reads from the launcher's own environment when it builds
- * the job (the spin budgets of src/runtime/rank-runtime.ts); passing them in
- * launch({ env }) alone has no effect (see docs/offload-experiments.md).
- */
-export const LAUNCHER_ENV = ['COLL_SPIN_US', 'COLL_ENGINE_SPIN_US', 'COLL_PROXY_SPIN_MS'] as const;
-
-/**
- * Call `start` (which must read the environment synchronously, as launch() does
- * before its first await) with the LAUNCHER_ENV variables of `env` set in
- * process.env, then restore them.
- */
-export function withLauncherEnv<T>(env: Readonly<Record<string, string>>, start: () => T): T {
-  const saved = new Map<string, string | undefined>();
-  for (const k of LAUNCHER_ENV) {
-    if (env[k] === undefined) continue;
-    saved.set(k, process.env[k]);
-    process.env[k] = env[k];
-  }
-  try {
-    return start();
-  } finally {
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
 }
 
 /** Float32 samples as base64 (compact transport of 10^5 samples on one output line). */

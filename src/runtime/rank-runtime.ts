@@ -31,9 +31,10 @@ export class RankRuntime {
   /** SIMD sum kernels over the arena (undefined without WebAssembly SIMD). */
   readonly simd: ArenaSimd | undefined;
   /**
-   * How long (µs) a rank polls for its engine's completion before it parks: short,
-   * since the rank has nothing to progress and parking frees its core (and shields
-   * the collective from noise on it). COLL_OFFLOAD_SPIN_US overrides (default 20).
+   * How long (µs) a rank polls for its engine's completion before it parks. Default 0:
+   * the rank has nothing to progress, and parking at once frees its core and shields the
+   * collective from noise on it (the point of offloading; measured in
+   * docs/offload-experiments.md). COLL_OFFLOAD_SPIN_US trades CPU for latency.
    */
   readonly offloadSpinUs: number;
   /** The rank's link to its node's offload engine, created on first use. */
@@ -71,7 +72,7 @@ export class RankRuntime {
     });
     this.noise = noiseFromEnv(spec.worldRank);
     const os = Number(process.env.COLL_OFFLOAD_SPIN_US);
-    this.offloadSpinUs = process.env.COLL_OFFLOAD_SPIN_US && Number.isFinite(os) ? Math.max(0, os) : 20;
+    this.offloadSpinUs = process.env.COLL_OFFLOAD_SPIN_US && Number.isFinite(os) ? Math.max(0, os) : 0;
     this.engine = new Engine(this.endpoint, job.spin, this.noise);
     // One slice per rank and one for the engine (the proxy forwards from their memory and allocates none).
     const slice = arenaSlice(this.arena.byteLength - spec.arenaReserved, nl.arenaSlices, spec.localRank);

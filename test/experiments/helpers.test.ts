@@ -1,7 +1,7 @@
 /** The experiments' pure helpers: aggregation, variants, sample transport, CPU clock, work. */
 import { describe, expect, it } from 'vitest';
 import { threadCpuClock } from '../../src/experiments/cpu-time.js';
-import { decodeSamples, encodeSamples, withLauncherEnv } from '../../src/experiments/job.js';
+import { decodeSamples, encodeSamples } from '../../src/experiments/job.js';
 import { overlapPoint, overlapShare } from '../../src/experiments/overlap.js';
 import { skewSeed, type SkewRecord } from '../../src/experiments/skew-program.js';
 import { cpuRatio, skewPoints } from '../../src/experiments/skew.js';
@@ -25,13 +25,6 @@ describe('experiment helpers', () => {
     expect(parseNoise(noiseEnvValue(n))).toEqual({ periodUs: 1000, durationUs: 100, distribution: 'poisson', seed: 7 });
     expect(parseNoise(noiseEnvValue({ ...n, poisson: false })).distribution).toBe('periodic');
     expect(() => checkNoise({ ...n, durationUs: 1000 })).toThrow(/duration < period/);
-  });
-
-  it('launcher-read variables are set only while the launch starts', () => {
-    const before = process.env.COLL_SPIN_US;
-    const seen = withLauncherEnv({ COLL_SPIN_US: '123', COLL_NOISE: 'x' }, () => [process.env.COLL_SPIN_US, process.env.COLL_NOISE]);
-    expect(seen).toEqual(['123', process.env.COLL_NOISE]); // COLL_NOISE is read by the ranks, not the launcher
-    expect(process.env.COLL_SPIN_US).toBe(before);
   });
 
   it('samples survive the base64 float32 transport', () => {

@@ -47,6 +47,11 @@ export interface EngineLayoutParams {
   readonly baseByte?: number;
   /** Int32 index of the engine bell elsewhere in the same buffer (default: the region's first word). */
   readonly bellIndex?: number;
+  /**
+   * Int32 index of a word the engine keeps non-zero while it may sleep on the bell; with
+   * it, posting wakes the engine (a futex syscall) only then. Without it, every post notifies.
+   */
+  readonly sleepIndex?: number;
 }
 
 export interface EngineLayout {
@@ -56,6 +61,8 @@ export interface EngineLayout {
   /** Bytes the region occupies. */
   readonly bytes: number;
   readonly bellIndex: number;
+  /** The engine's sleeping word, if it announces sleep (see EngineLayoutParams). */
+  readonly sleepIndex: number | undefined;
   /** Int32 index of a slot's first word. */
   slotIndex(rank: number, slot: number): number;
   /** Byte offset of the error message area of a rank's slot. */
@@ -80,6 +87,7 @@ export function makeEngineLayout(p: EngineLayoutParams): EngineLayout {
     baseByte,
     bytes: (LINE_WORDS + p.ranks * p.depth * SLOT_WORDS) * 4 + p.ranks * p.depth * MESSAGE_BYTES,
     bellIndex: p.bellIndex ?? base,
+    sleepIndex: p.sleepIndex,
     slotIndex: (rank: number, slot: number) => slots + (rank * p.depth + slot) * SLOT_WORDS,
     messageByte: (rank: number, slot: number) => messages + (rank * p.depth + slot) * MESSAGE_BYTES,
   });
@@ -210,8 +218,10 @@ export class RankPoster {
     this.seq = seq;
     this.cursor = (slot + 1) % this.layout.depth;
     Atomics.store(this.i32, index + POSTED, seq); // release: publishes the descriptor
+    // Bump the bell always (an engine about to sleep sees the change), notify only a sleeper.
     Atomics.add(this.i32, this.layout.bellIndex, 1);
-    Atomics.notify(this.i32, this.layout.bellIndex);
+    const sleep = this.layout.sleepIndex;
+    if (sleep === undefined || Atomics.load(this.i32, sleep) !== 0) Atomics.notify(this.i32, this.layout.bellIndex);
     const t = new Ticket(this.i32, seq, slot, index, this.layout.messageByte(this.rank, slot));
     this.inflight[slot] = t;
     return t;

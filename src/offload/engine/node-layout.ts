@@ -27,6 +27,6 @@ export function nodeLayout(p: { localSize: number; engine: boolean; ringBytes: n
   const layout = makeLayout({ localSize: endpoints, ringBytes: p.ringBytes, flagsPerEndpoint: p.flagsPerEndpoint });
   if (!p.engine) return { layout, engineEndpoint: -1, engine: undefined, controlBytes: layout.totalBytes, arenaSlices: p.localSize };
   const baseByte = Math.ceil(layout.totalBytes / 64) * 64;
-  const engine = makeEngineLayout({ ranks: p.localSize, depth: ENGINE_DEPTH, baseByte, bellIndex: layout.bellIndex(p.localSize) });
+  const engine = makeEngineLayout({ ranks: p.localSize, depth: ENGINE_DEPTH, baseByte, bellIndex: layout.bellIndex(p.localSize), sleepIndex: layout.sleepIndex(p.localSize) });
   return { layout, engineEndpoint: p.localSize, engine, controlBytes: baseByte + engine.bytes, arenaSlices: endpoints };
 }
