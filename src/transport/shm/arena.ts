@@ -12,8 +12,12 @@ import { ArgumentError } from '../../core/errors.js';
 
 const ALIGN = 64;
 
+/** Slices of at least 8 MiB are whole multiples of 2 MiB (transparent huge pages stay aligned). */
+const HUGE = 2 * 1024 * 1024;
+
 export function arenaSlice(arenaBytes: number, endpoints: number, e: number): { start: number; bytes: number } {
-  const bytes = Math.floor(arenaBytes / endpoints / ALIGN) * ALIGN;
+  let bytes = Math.floor(arenaBytes / endpoints / ALIGN) * ALIGN;
+  if (bytes >= 4 * HUGE) bytes = Math.floor(bytes / HUGE) * HUGE;
   return { start: e * bytes, bytes };
 }
 
