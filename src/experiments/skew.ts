@@ -13,15 +13,8 @@ import type { SkewCalibrationRecord, SkewCollective, SkewProgramConfig, SkewReco
 import { median, round } from './stats.js';
 import { variantEnv, noiseEnvValue, type NoiseOptions, type Variant } from './variants.js';
 
-export interface SkewExperiment extends JobLayout {
+export interface SkewExperiment extends JobLayout, Omit<SkewProgramConfig, 'variant'> {
   readonly variants: readonly Variant[];
-  readonly collectives: readonly SkewCollective[];
-  readonly skewsUs: readonly number[];
-  readonly iterations: number;
-  readonly warmup: number;
-  readonly repetitions: number;
-  readonly bytes: number;
-  readonly seed: number;
   readonly noise: NoiseOptions | undefined;
 }
 

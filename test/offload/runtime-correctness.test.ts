@@ -10,22 +10,11 @@
  * on 1–4 nodes, non-powers of two and uneven nodes (5 = 3 + 2, 7 = 3 + 2 + 2).
  * Every check runs inside the ranks; nothing depends on timing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { explain } from '../runtime/job.js';
-import { runJob, type JobResult } from './programs/job.js';
+import { markerDirs, runJob, type JobResult } from './programs/job.js';
 
-const dirs: string[] = [];
-function markerDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'coll-offload-'));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const markerDir = markerDirs();
 
 const OFFLOAD_TS = '../../runtime/programs/offload.ts';
 

@@ -7,22 +7,11 @@
  * without deadlines except as bounds on failing runs; timeouts are provoked on purpose
  * with small timeoutMs and only their presence and content are checked.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { explain } from '../runtime/job.js';
-import { processGone, programPath, runJob, type JobResult } from './programs/job.js';
+import { markerDirs, processGone, programPath, runJob, type JobResult } from './programs/job.js';
 
-const dirs: string[] = [];
-function markerDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'coll-offload-'));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const markerDir = markerDirs();
 
 function expectPassed(r: JobResult, ranks: number, minChecks: number): void {
   expect(r.exitCode, explain(r)).toBe(0);

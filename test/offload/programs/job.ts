@@ -3,7 +3,11 @@
  * this directory, so test/runtime/programs/offload.ts is '../../runtime/programs/offload.ts')
  * and collect the REPORT lines of test/runtime/programs/cases.ts's `Report`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { launch } from '../../../src/index.js';
 import type { JobResult } from '../../runtime/job.js';
 
@@ -17,6 +21,19 @@ export interface JobOptions {
   /** Run offload engines (default: launch()'s default, true). */
   engine?: boolean;
   nodeArgs?: string[];
+}
+
+/** A maker of fresh temporary directories (for marker files), removed after the test file. */
+export function markerDirs(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const d = mkdtempSync(join(tmpdir(), 'coll-offload-'));
+    dirs.push(d);
+    return d;
+  };
 }
 
 /** A path inside test/offload/programs. */
