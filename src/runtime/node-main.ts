@@ -1,7 +1,8 @@
 /**
  * Entry point of a node process (started by the launcher, one per node). It
  * allocates the node's shared memory (control block and arena), starts the network
- * proxy when the job spans several nodes, runs one worker thread per local rank, and
+ * proxy when the job spans several nodes, runs one worker thread per local rank (and,
+ * when a rank first offloads, the node's offload engine thread), and
  * forwards each rank's output line by line with a `[rank] ` prefix.
  *
  * Launcher protocol (IPC messages):
