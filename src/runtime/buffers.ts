@@ -11,6 +11,11 @@ export type Buffer = ArrayBufferView;
 
 export const EMPTY = new Uint8Array(0);
 
+/** Whether two byte views share memory (both non-empty, same buffer, intersecting ranges). */
+export function overlaps(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+}
+
 /** A Uint8Array over the bytes of `v` (no copy). */
 export function byteView(v: ArrayBufferView): Uint8Array {
   return v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);

@@ -27,7 +27,7 @@ import { isRooted } from '../schedule/context.js';
 import { topologyFromNodes, type Topology } from '../schedule/topology.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { ANY, SPACE_CTRL, SPACE_P2P, type RecvOp } from '../transport/types.js';
-import { byteView, checkRank, checkTag, countOf, elementsOf, EMPTY, region, resolveType, type Buffer } from './buffers.js';
+import { byteView, checkRank, checkTag, countOf, elementsOf, EMPTY, overlaps, region, resolveType, type Buffer } from './buffers.js';
 import type { WaitInfo } from './engine.js';
 import { Execution } from './executor.js';
 import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan.js';
@@ -348,7 +348,7 @@ export class Communicator {
     const count = countOf(o?.count, () => elementsOf('sendbuf', sendbuf, type));
     const send = region('sendbuf', sendbuf, type, count);
     const recv = region('recvbuf', recvbuf, type, count * this.size);
-    return this.collective('allgather', send, recv, overlap(send, recv), count, type, undefined, 0, o, blocking, () => recvbuf);
+    return this.collective('allgather', send, recv, overlaps(send, recv), count, type, undefined, 0, o, blocking, () => recvbuf);
   }
 
   /** Reduce P blocks and scatter them: rank r gets the reduction of block r (count = one block). */
@@ -367,7 +367,7 @@ export class Communicator {
     const count = countOf(o?.count, () => elementsOf('recvbuf', recvbuf, type));
     const send = region('sendbuf', sendbuf, type, count * this.size);
     const recv = region('recvbuf', recvbuf, type, count);
-    return this.collective('reduce_scatter', send, recv, overlap(send, recv), count, type, this.op(o, type), 0, o, blocking, () => recvbuf);
+    return this.collective('reduce_scatter', send, recv, overlaps(send, recv), count, type, this.op(o, type), 0, o, blocking, () => recvbuf);
   }
 
   /** Collect every rank's block at the root (recvbuf needed at the root only). */
@@ -389,7 +389,7 @@ export class Communicator {
     const isRoot = this.rank === root;
     const recv = isRoot ? region('recvbuf', recvbuf, type, count * this.size) : EMPTY;
     const out = isRoot ? (recvbuf ?? undefined) : undefined;
-    return this.collective('gather', send, recv, isRoot && overlap(send, recv), count, type, undefined, root, o, blocking, () => out);
+    return this.collective('gather', send, recv, isRoot && overlaps(send, recv), count, type, undefined, root, o, blocking, () => out);
   }
 
   /** Hand block r of the root's sendbuf to rank r (sendbuf needed at the root only). */
@@ -410,7 +410,7 @@ export class Communicator {
     const isRoot = this.rank === root;
     const send = isRoot ? region('sendbuf', sendbuf, type, count * this.size) : EMPTY;
     const recv = region('recvbuf', recvbuf, type, count);
-    return this.collective('scatter', send, recv, isRoot && overlap(send, recv), count, type, undefined, root, o, blocking, () => recvbuf);
+    return this.collective('scatter', send, recv, isRoot && overlaps(send, recv), count, type, undefined, root, o, blocking, () => recvbuf);
   }
 
   /** Rank r sends block q of sendbuf to rank q, which stores it as block r (count = one block). */
@@ -435,7 +435,7 @@ export class Communicator {
     });
     const send = region('sendbuf', sendbuf, type, count * this.size);
     const recv = region('recvbuf', recvbuf, type, count * this.size);
-    return this.collective('alltoall', send, recv, overlap(send, recv), count, type, undefined, 0, o, blocking, () => recvbuf);
+    return this.collective('alltoall', send, recv, overlaps(send, recv), count, type, undefined, 0, o, blocking, () => recvbuf);
   }
 
   // ------------------------------------------------------- point-to-point
@@ -1017,10 +1017,6 @@ function plainSum(o: ReductionOptions): boolean {
     o.debug !== true &&
     o.mode === undefined
   );
-}
-
-function overlap(a: Uint8Array, b: Uint8Array): boolean {
-  return a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
 }
 
 function signature(

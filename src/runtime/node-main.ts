@@ -14,7 +14,7 @@
  * If the launcher goes away (IPC disconnect) the node exits at once, taking its rank
  * threads with it: no orphans.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
 import { WORKER_KEY, placement, type NodeSpec, type RankSpec } from './config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
@@ -100,11 +100,7 @@ let engine: { worker: Worker; exited: Promise<void> } | undefined;
 function startEngine(): void {
   if (engine || failed) return;
   const engineSpec: EngineSpec = { job: spec, node, control, arena, arenaReserved, flagsPerEndpoint: DEFAULT_FLAGS };
-  const engineUrl = new URL(`../offload/engine/engine-main.${ext}`, import.meta.url);
-  const entry = spec.workerLoader
-    ? `import(${JSON.stringify(spec.workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(engineUrl.href)}); })`
-    : engineUrl;
-  const worker = new Worker(entry, { eval: spec.workerLoader !== undefined, workerData: { [ENGINE_KEY]: engineSpec }, stdout: false, stderr: false });
+  const worker = startWorker(new URL(`../offload/engine/engine-main.${ext}`, import.meta.url), { workerData: { [ENGINE_KEY]: engineSpec }, stdout: false, stderr: false });
   const exited = new Promise<void>((resolve) => {
     worker.on('error', (e: unknown) => {
       const err = e as { stack?: string; message?: string } | undefined;
@@ -145,12 +141,7 @@ for (let l = 0; l < localSize; l++) {
     arenaReserved,
     flagsPerEndpoint: DEFAULT_FLAGS,
   };
-  // Rank threads do not inherit --import loaders: a TypeScript job installs tsx first.
-  const entry = spec.workerLoader
-    ? `import(${JSON.stringify(spec.workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
-    : workerUrl;
-  const w = new Worker(entry, {
-    eval: spec.workerLoader !== undefined,
+  const w = startWorker(workerUrl, {
     workerData: { [WORKER_KEY]: rankSpec },
     stdout: true,
     stderr: true,
@@ -189,6 +180,13 @@ if (!failed) {
   await proxy?.stop();
   // Exit once the launcher has the message (IPC sends are asynchronous).
   send({ type: 'done' }, () => process.exit(0));
+}
+
+/** A worker thread running `url`. Workers do not inherit --import loaders: a TypeScript job installs tsx first. */
+function startWorker(url: URL, options: WorkerOptions): Worker {
+  if (spec.workerLoader === undefined) return new Worker(url, options);
+  const entry = `import(${JSON.stringify(spec.workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(entry, { ...options, eval: true });
 }
 
 /** Copy a stream to `out` line by line with a prefix; resolves at its end. */

@@ -81,13 +81,11 @@ export class RankRuntime {
 
   /** Bytes of scratch: from the arena when it has room (zero-copy sends), else private memory. */
   allocScratch(bytes: number): Uint8Array {
-    if (bytes === 0) return new Uint8Array(0);
-    const off = this.allocator.alloc(bytes);
-    return off >= 0 ? new Uint8Array(this.arena, off, bytes) : new Uint8Array(bytes);
+    return this.allocator.scratch(bytes);
   }
 
   freeScratch(v: Uint8Array): void {
-    if (v.buffer === this.arena && v.byteLength > 0) this.allocator.free(v.byteOffset);
+    this.allocator.release(v);
   }
 }
 

@@ -46,14 +46,8 @@ const engine = new OffloadEngine({
   self: nl.engineEndpoint,
   stopWord: STOP_WORD(nl),
   arena: spec.arena,
-  scratch: (bytes) => {
-    if (bytes === 0) return new Uint8Array(0);
-    const off = allocator.alloc(bytes);
-    return off >= 0 ? new Uint8Array(spec.arena, off, bytes) : new Uint8Array(bytes);
-  },
-  freeScratch: (b) => {
-    if (b.buffer === spec.arena && b.byteLength > 0) allocator.free(b.byteOffset);
-  },
+  scratch: (bytes) => allocator.scratch(bytes),
+  freeScratch: (b) => allocator.release(b),
   node,
   jobSize: job.size,
   nodeOf,

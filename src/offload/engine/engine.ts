@@ -18,7 +18,7 @@
 import { ArgumentError, CollectivesError, MismatchError, RestrictionError, TimeoutError } from '../../core/errors.js';
 import { datatype as lookupDatatype } from '../../core/datatypes.js';
 import { op as lookupOp } from '../../core/ops.js';
-import type { Params } from '../../schedule/context.js';
+import { ioCounts, type Params } from '../../schedule/context.js';
 import type { ShmEndpoint } from '../../transport/shm/endpoint.js';
 import { isAborting, notifyIfSleeping, type Layout } from '../../transport/shm/layout.js';
 import { MESSAGE_BYTES, type Claim, type EngineClaimer } from './doorbell.js';
@@ -363,10 +363,8 @@ export class OffloadEngine {
         .map((c) => {
           const x = c.descriptor;
           const rank = this.commRankOf(slot, c.rank);
-          const sendN = x.kind === 'barrier' || x.kind === 'bcast' ? 0 : bytes(x.count);
-          const recvN =
-            x.kind === 'barrier' ? 0 : x.kind === 'allgather' ? bytes(x.count * size) : x.kind === 'reduce' && rank !== x.root ? 0 : bytes(x.count);
-          return { rank, send: region(x.sendOffset, sendN), recv: region(x.recvOffset, recvN) };
+          const io = ioCounts(x.kind, rank, size, x.count, x.root);
+          return { rank, send: region(x.sendOffset, bytes(io.in)), recv: region(x.recvOffset, bytes(io.out)) };
         })
         .sort((a, b) => a.rank - b.rank);
       const ctx: NodeOpContext = {

@@ -10,6 +10,7 @@
  */
 import type { Kernel } from '../../core/ops.js';
 import { Execution } from '../../runtime/executor.js';
+import { EMPTY, overlaps } from '../../runtime/buffers.js';
 import type { Task } from '../../runtime/task.js';
 import type { Endpoint } from '../../transport/types.js';
 import type { CommNodes, NodeCallShape, NodePlan } from './node-plan.js';
@@ -32,7 +33,6 @@ export interface NodeOpContext {
   free(buf: Uint8Array): void;
 }
 
-const EMPTY: Uint8Array = new Uint8Array(0);
 
 export class NodeOp implements Task {
   done = false;
@@ -40,8 +40,8 @@ export class NodeOp implements Task {
   private exec: Task | undefined;
   private phase = 0;
   private readonly owned: Uint8Array[] = [];
-  private input = EMPTY;
-  private output = EMPTY;
+  private input: Uint8Array = EMPTY;
+  private output: Uint8Array = EMPTY;
   private readonly es: number;
   private readonly kernel: Kernel | undefined;
 
@@ -228,8 +228,4 @@ export class NodeOp implements Task {
         return;
     }
   }
-}
-
-function overlaps(a: Uint8Array, b: Uint8Array): boolean {
-  return a.buffer === b.buffer && a.byteLength > 0 && b.byteLength > 0 && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
 }

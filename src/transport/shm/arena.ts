@@ -60,6 +60,18 @@ export class ArenaAllocator {
     return -1;
   }
 
+  /** `bytes` of scratch: a view of this slice when it has room (zero-copy eligible), else private memory. */
+  scratch(bytes: number): Uint8Array {
+    if (bytes === 0) return new Uint8Array(0);
+    const off = this.alloc(bytes);
+    return off >= 0 ? new Uint8Array(this.sab, off, bytes) : new Uint8Array(bytes);
+  }
+
+  /** Give back a view from scratch() (private memory needs nothing). */
+  release(v: Uint8Array): void {
+    if (v.buffer === this.sab && v.byteLength > 0) this.free(v.byteOffset);
+  }
+
   /** Return a block obtained from alloc(). */
   free(offset: number): void {
     const size = this.used.get(offset);
