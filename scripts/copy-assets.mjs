@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Copies the non-TypeScript assets under src/ (JSON data such as measured machine
-// files) into dist/ next to the compiled modules that read them.
+// files, the C source of the MPI side of `coll bench --compare`) into dist/ next to
+// the compiled modules that read them.
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
@@ -13,7 +14,7 @@ function walk(dir) {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p);
-    else if (name.endsWith('.json')) {
+    else if (name.endsWith('.json') || name.endsWith('.c')) {
       cpSync(p, join(dist, relative(src, p)));
       copied++;
     }

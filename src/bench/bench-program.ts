@@ -34,7 +34,18 @@ export interface BenchConfig {
   readonly op: string;
   /** Execution modes to time (default ['host']). */
   readonly modes?: readonly ExecutionMode[];
+  /** Exact message sizes (bytes per rank) instead of the doubling range minBytes..maxBytes. */
+  readonly sizes?: readonly number[];
+  /** Time the nonblocking call (`i…` then wait) instead of the blocking one. */
+  readonly nonblocking?: boolean;
+  /**
+   * The communicator timed: the world (default), a dup() of it, or a split() with the
+   * rank order reversed (same size; communicator ranks differ from world ranks).
+   */
+  readonly communicator?: BenchCommunicator;
 }
+
+export type BenchCommunicator = 'world' | 'dup' | 'split';
 
 export interface BenchRecord {
   readonly collective: CollectiveKind;
@@ -43,6 +54,9 @@ export interface BenchRecord {
   readonly requested: string;
   /** Execution mode (host, offload, intermediate). */
   readonly mode: ExecutionMode;
+  /** Present for nonblocking calls and sub-communicators (see BenchConfig). */
+  readonly nonblocking?: boolean;
+  readonly communicator?: BenchCommunicator;
   readonly ranks: number;
   readonly nodes: number;
   readonly bytes: number;
@@ -61,6 +75,7 @@ export function iterationsFor(bytes: number, small: number): number {
 
 export function sizesFor(c: BenchConfig): number[] {
   if (c.collective === 'barrier') return [0];
+  if (c.sizes !== undefined) return [...c.sizes];
   const out: number[] = [];
   for (let b = Math.max(1, c.minBytes); b <= c.maxBytes; b *= 2) out.push(b);
   return out;
@@ -92,6 +107,7 @@ function buffers(comm: Communicator, c: BenchConfig, count: number): { send: Arr
 }
 
 function caller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv: ArrayBufferView, o: ReduceOptions | undefined): () => void {
+  if (c.nonblocking) return nonblockingCaller(comm, c, send, recv, o);
   const root = comm.rank === 0;
   switch (c.collective) {
     case 'barrier':
@@ -115,12 +131,45 @@ function caller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv:
   }
 }
 
-export function runBench(comm: Communicator, c: BenchConfig): void {
+/** The nonblocking call, completed at once with wait() (what MPI_I… + MPI_Wait costs). */
+function nonblockingCaller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv: ArrayBufferView, o: ReduceOptions | undefined): () => void {
+  const root = comm.rank === 0;
+  switch (c.collective) {
+    case 'barrier':
+      return () => comm.ibarrier(o).wait();
+    case 'bcast':
+      return () => comm.ibcast(send, o).wait();
+    case 'reduce':
+      return () => comm.ireduce(send, root ? recv : null, o).wait();
+    case 'allreduce':
+      return () => comm.iallreduce(send, recv, o).wait();
+    case 'allgather':
+      return () => comm.iallgather(send, recv, o).wait();
+    case 'reduce_scatter':
+      return () => comm.ireduceScatter(send, recv, o).wait();
+    case 'gather':
+      return () => comm.igather(send, root ? recv : null, o).wait();
+    case 'scatter':
+      return () => comm.iscatter(root ? send : null, recv, o).wait();
+    case 'alltoall':
+      return () => comm.ialltoall(send, recv, o).wait();
+  }
+}
+
+/** The communicator a configuration times. */
+function benchComm(world: Communicator, which: BenchCommunicator | undefined): Communicator {
+  if (which === 'dup') return world.dup();
+  if (which === 'split') return world.split(0, world.size - 1 - world.rank) as Communicator;
+  return world;
+}
+
+export function runBench(world: Communicator, c: BenchConfig): void {
+  const comm = benchComm(world, c.communicator);
   const t = lookupDatatype(c.datatype);
   const algorithms = c.algorithms === 'all' ? [null, ...listAlgorithms(c.collective).map((a) => a.name)] : c.algorithms;
   const sizes = sizesFor(c);
   const print = (kind: string, o: object): void => {
-    if (comm.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
+    if (world.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
   };
   const modes = c.modes ?? ['host'];
   print('PLAN', { measurements: modes.length * algorithms.length * sizes.length });
@@ -155,7 +204,7 @@ export function runBench(comm: Communicator, c: BenchConfig): void {
       const t0 = performance.now();
       for (let i = 0; i < iterations; i++) call();
       const us = ((performance.now() - t0) * 1000) / iterations;
-      const all = comm.gather(Float64Array.of(us), comm.rank === 0 ? new Float64Array(comm.size) : null);
+      const all = world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null);
       free();
       if (all) {
         const rec: BenchRecord = {
@@ -163,6 +212,8 @@ export function runBench(comm: Communicator, c: BenchConfig): void {
           algorithm: label,
           requested: alg ?? 'auto',
           mode,
+          ...(c.nonblocking ? { nonblocking: true } : {}),
+          ...(c.communicator !== undefined && c.communicator !== 'world' ? { communicator: c.communicator } : {}),
           ranks: comm.size,
           nodes: comm.nodeCount,
           bytes: count * t.size,

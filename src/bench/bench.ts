@@ -40,6 +40,9 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
     datatype: job.datatype,
     op: job.op,
     modes: job.modes,
+    sizes: job.sizes,
+    nonblocking: job.nonblocking,
+    communicator: job.communicator,
   };
   const records: BenchRecord[] = [];
   const skipped: BenchResult['skipped'] = [];

@@ -207,3 +207,63 @@ export function categoryMapSvg(c: CategoryMap): string {
   });
   return frame(w, h, c.title, body);
 }
+
+export interface HeatMap {
+  readonly title: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly string[];
+  /** values[row][column]; NaN = no value (drawn grey). */
+  readonly values: readonly (readonly number[])[];
+  /** Colour scale: log-ratio diverging around `neutral` (green below, red above), saturating at `neutral`·`span` and `neutral`/`span`. */
+  readonly neutral: number;
+  readonly span: number;
+  /** Cell label (default: the value to 2 significant digits). */
+  readonly format?: (v: number) => string;
+  readonly legend?: string;
+}
+
+/** A diverging colour for v on a log scale around `neutral` (white), green below, red above. */
+export function divergingColor(v: number, neutral: number, span: number): string {
+  if (!Number.isFinite(v) || v <= 0) return '#d0d0d0';
+  const t = Math.max(-1, Math.min(1, Math.log(v / neutral) / Math.log(span)));
+  const mix = (a: number, b: number, f: number): number => Math.round(a + (b - a) * f);
+  const [r, g, b] = t < 0 ? [mix(255, 26, -t), mix(255, 152, -t), mix(255, 80, -t)] : [mix(255, 215, t), mix(255, 48, t), mix(255, 39, t)];
+  return `rgb(${r},${g},${b})`;
+}
+
+/** A grid of numbers coloured on a diverging log scale (e.g. time ratios against a peer, 1 = white). */
+export function heatMapSvg(c: HeatMap): string {
+  const fmt = c.format ?? ((v: number) => `${+v.toPrecision(2)}`);
+  const labelW = 16 + 7 * Math.max(8, ...c.rows.map((r) => r.length));
+  const cw = 64;
+  const ch = 22;
+  const x0 = labelW;
+  const y0 = 56;
+  const steps = 9;
+  const w = Math.max(x0 + cw * c.columns.length + 24, x0 + steps * 28 + 24 + 7 * (c.legend?.length ?? 0), 40 + 8 * c.title.length);
+  const h = y0 + ch * c.rows.length + 56;
+  let body = '';
+  c.columns.forEach((col, i) => {
+    body += `<text x="${x0 + (i + 0.5) * cw}" y="${y0 - 8}" text-anchor="middle">${escapeXml(col)}</text>\n`;
+  });
+  c.rows.forEach((row, j) => {
+    const y = y0 + j * ch;
+    body += `<text x="${x0 - 8}" y="${y + ch / 2 + 4}" text-anchor="end">${escapeXml(row)}</text>\n`;
+    c.columns.forEach((col, i) => {
+      const v = c.values[j]?.[i] ?? Number.NaN;
+      const x = x0 + i * cw;
+      const label = Number.isFinite(v) ? fmt(v) : '';
+      body += `<rect x="${x}" y="${y}" width="${cw}" height="${ch}" fill="${divergingColor(v, c.neutral, c.span)}" stroke="white"><title>${escapeXml(`${row}, ${col}: ${label || 'no value'}`)}</title></rect>\n`;
+      if (label) body += `<text x="${x + cw / 2}" y="${y + ch / 2 + 4}" text-anchor="middle" font-size="11">${escapeXml(label)}</text>\n`;
+    });
+  });
+  // Legend: the scale from neutral/span to neutral·span.
+  const ly = y0 + ch * c.rows.length + 20;
+  for (let k = 0; k < steps; k++) {
+    const v = c.neutral * c.span ** ((2 * k) / (steps - 1) - 1);
+    body += `<rect x="${x0 + k * 28}" y="${ly}" width="28" height="12" fill="${divergingColor(v, c.neutral, c.span)}"/>\n`;
+    if (k % 2 === 0) body += `<text x="${x0 + k * 28 + 14}" y="${ly + 26}" text-anchor="middle" font-size="10">${formatTick(+v.toPrecision(2))}</text>\n`;
+  }
+  if (c.legend) body += `<text x="${x0 + steps * 28 + 10}" y="${ly + 10}" font-size="11">${escapeXml(c.legend)}</text>\n`;
+  return frame(w, h, c.title, body);
+}

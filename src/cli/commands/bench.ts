@@ -11,6 +11,9 @@ import { benchPlot, benchTable, runBenchJob } from '../../bench/bench.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../runtime/communicator.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
+import { benchMatrix } from './bench-matrix.js';
+import { PEER_MPIS, runPeer, type PeerMpi, type PeerRecord } from '../../bench/peer.js';
+import type { BenchRecord } from '../../bench/bench-program.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'np', alias: 'n', type: 'number', description: 'number of ranks (default 2)' },
@@ -27,15 +30,17 @@ const OPTIONS: OptionSpec[] = [
   { name: 'private', type: 'boolean', description: 'use private buffers instead of the shared arena (no zero-copy)' },
   { name: 'json', type: 'boolean', description: 'print JSON lines instead of a table' },
   { name: 'plot', type: 'string', description: 'write an SVG plot of latency vs size per algorithm to FILE' },
+  { name: 'compare', type: 'string', repeat: true, description: 'also run the same measurement with an installed MPI (openmpi, mpich) and print the ratios' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll bench <collective> [-n N] [--nodes K] [--algorithm A | --all-algorithms] [--mode M] [--min-bytes B] [--max-bytes B] [--iterations I] [--json] [--plot FILE]';
+const USAGE = 'coll bench matrix [options] (coll bench matrix --help)\n       coll bench <collective> [-n N] [--nodes K] [--algorithm A | --all-algorithms] [--mode M] [--min-bytes B] [--max-bytes B] [--iterations I] [--json] [--plot FILE]';
 
 export const benchCommand: Command = {
   name: 'bench',
   summary: 'measure a collective through the runtime (OSU-style; table, JSON, SVG plot)',
   async run(argv) {
+    if (argv[0] === 'matrix') return benchMatrix(argv.slice(1));
     const args = parseArgs(argv, OPTIONS);
     if (opt(args, 'help')) {
       console.log(helpText(USAGE, OPTIONS));
@@ -61,6 +66,11 @@ export const benchCommand: Command = {
     const modes = opts<string>(args, 'mode');
     for (const m of modes) if (!(EXECUTION_MODES as readonly string[]).includes(m)) throw new ArgumentError(`unknown --mode '${m}'`, `use ${EXECUTION_MODES.join(', ')}`);
     const json = opt<boolean>(args, 'json') ?? false;
+    const compare = opts<string>(args, 'compare') as PeerMpi[];
+    for (const p of compare) if (!(PEER_MPIS as readonly string[]).includes(p)) throw new ArgumentError(`unknown --compare '${p}'`, `use ${PEER_MPIS.join(' or ')}`);
+    if (compare.length > 0 && (nodes !== 1 || (modes.length > 0 && modes.some((m) => m !== 'host')))) {
+      throw new ArgumentError('--compare runs the MPI on one node in host mode only', 'drop --nodes/--mode, or compare with `coll bench matrix`');
+    }
     const tty = process.stderr.isTTY === true;
     const result = await runBenchJob(
       {
@@ -90,6 +100,11 @@ export const benchCommand: Command = {
       console.log(`${collective}, ${ranks} rank(s) on ${nodes} node(s), ${datatype}${collective.includes('reduce') ? ` ${opt<string>(args, 'op') ?? 'sum'}` : ''}, ${opt(args, 'private') ? 'private' : 'shared'} buffers`);
       console.log(benchTable(result.records));
     }
+    for (const p of compare) {
+      const theirs = await runPeer(p, { collective, ranks, minBytes, maxBytes, iterations, datatype, op: opt<string>(args, 'op') ?? 'sum' });
+      if (json) for (const r of theirs) console.log(JSON.stringify({ ...r, impl: p }));
+      else console.log(`\nside by side with ${p} (same sizes and iteration counts)\n${compareTable(result.records, theirs, p)}`);
+    }
     const plot = opt<string>(args, 'plot');
     if (plot) {
       writeFileSync(plot, benchPlot(result.records, `${collective}: ${ranks} rank(s), ${nodes} node(s)`));
@@ -98,3 +113,15 @@ export const benchCommand: Command = {
     return 0;
   },
 };
+
+/** Ours next to the MPI's, with the ratio, per algorithm and size. */
+function compareTable(ours: readonly BenchRecord[], theirs: readonly PeerRecord[], peer: string): string {
+  const head = ['algorithm', 'bytes', 'ours avg us', `${peer} avg us`, 'ratio'];
+  const rows = ours.map((r) => {
+    const t = theirs.find((x) => x.bytes === r.bytes);
+    return [r.algorithm, String(r.bytes), r.avg_us.toFixed(2), t ? t.avg_us.toFixed(2) : '-', t ? `${(r.avg_us / t.avg_us).toFixed(2)}x` : '-'];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
+}
