@@ -33,7 +33,7 @@ import { Execution } from './executor.js';
 import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan.js';
 import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
-import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor, type ShmKind } from './shm-collectives.js';
+import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
 import { OpsTask, OpTask, Sequence, type Task } from './task.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
 import { checkOffloadable, commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodePlan } from '../offload/engine/node-plan.js';
@@ -237,7 +237,7 @@ export class Communicator {
     this.localSize = mine.length;
     this.shm =
       shmOffset >= 0
-        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, rt.engine, (seq, timeoutMs, deadline) => new CallInfo('collective', seq, this, timeoutMs, deadline, this.worldOf))
+        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (seq, timeoutMs, deadline) => new CallInfo('collective', seq, this, timeoutMs, deadline, this.worldOf))
         : undefined;
   }
 
@@ -722,16 +722,20 @@ export class Communicator {
     const seq = this.seq;
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
     const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
-    if (plan.shm && !debug) {
+    if (plan.shm && blocking && !debug) {
       // The latency-critical path: no clock reads or allocations unless the call has to wait long.
-      (this.shm as ShmCollectives).run(kind as ShmKind, send, recv, count * type.size, count, root, plan.kernel, seq, timeoutMs);
+      (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, seq, timeoutMs);
       return result();
     }
     const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
     if (debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
     if (plan.shm) {
-      (this.shm as ShmCollectives).run(kind as ShmKind, send, recv, count * type.size, count, root, plan.kernel, seq, timeoutMs);
-      return result();
+      const shm = this.shm as ShmCollectives;
+      if (blocking) {
+        shm.run(kind, send, recv, count, type.size, root, plan.kernel, seq, timeoutMs);
+        return result();
+      }
+      return new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel), info, result);
     }
     const input = inPlace && send.byteLength > 0 ? send.slice() : send;
     const phases = plan.phases;
@@ -887,13 +891,19 @@ export class Communicator {
   }
 
   /**
-   * @internal A collective of this communicator (host mode, host algorithms, no
-   * shared-memory fast path) whose sequence number is taken now and whose task is
-   * created when the returned function is called: used by the host roles of
-   * intermediate mode.
+   * @internal A collective of this communicator (host mode, host algorithms or the
+   * flat shared-memory path) whose sequence number (and shared-memory call number) is
+   * taken now and whose task is created when the returned function is called: used by
+   * the host roles of intermediate mode.
    */
   prepareTask(kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, inPlace: boolean, count: number, type: Datatype, op: Op | undefined, root: number): () => Task {
     const plan = this.plan({ kind, count, type, op, root, algorithm: undefined, params: undefined, reproducible: false, blocking: false, topology: undefined });
+    if (plan.shm) {
+      const shm = this.shm as ShmCollectives;
+      const c = shm.reserve();
+      this.seq = (this.seq + 1) & 0x3fffffff;
+      return () => shm.task(kind, send, recv, count, type.size, root, plan.kernel, c);
+    }
     const seq = this.seq;
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
     return () => {

@@ -22,6 +22,15 @@ import type { Task } from './task.js';
 const PARK_MS = 50;
 /** Polls between clock reads while spinning (and the minimum before parking). */
 export const SPIN_CHECK = 64;
+/** Tight polls before a flat shared-memory wait starts timing (a few µs). */
+const QUICK_POLLS = 2048;
+/**
+ * The adaptive budget never shrinks below this (µs): a park and wake-up costs 10–30 µs
+ * here (docs/benchmarks.md), so parking sooner than that only turns a short wait into
+ * a long one — with two ranks the budget otherwise collapsed to zero under load and
+ * every call paid a futex round trip.
+ */
+const MIN_SHRUNK_SPIN_US = 20;
 
 export interface WaitInfo {
   /** What is being waited for, e.g. "allreduce #3 on communicator 0 (4 ranks)". */
@@ -45,6 +54,11 @@ export class Engine {
   spinUs: number;
   private readonly active: Active[] = [];
   private budgetUs: number;
+  /**
+   * Polls of the flat shared-memory collectives' tight spin before their timed wait
+   * (0 when the job's threads outnumber the cores: hand the core over at once).
+   */
+  readonly quickPolls: number;
   private waits = 0;
   /** Consecutive waits that parked and outlasted the full budget. */
   private longParks = 0;
@@ -56,21 +70,35 @@ export class Engine {
   constructor(ep: ShmEndpoint, spinUs: number, noise?: NoiseInjector) {
     this.ep = ep;
     this.spinUs = spinUs;
-    this.budgetUs = spinUs;
+    this.budgetUs = Math.round(spinUs);
+    this.quickPolls = spinUs > 0 ? QUICK_POLLS : 0;
     this.noise = noise;
   }
 
-  /** Park the thread on its doorbell (telling the noise injector) unless `task` turns out done. */
-  park(ms: number, task?: Task): void {
-    const ready = task ? () => (task.advance(), task.done) : undefined;
+  /** Park the thread on its doorbell until `task` turns out done (see parkUntil). */
+  park(ms: number, task: Task): void {
+    this.parkUntil(ms, () => (task.advance(), task.done));
+  }
+
+  /**
+   * Park the thread on its doorbell (telling the noise injector) unless `ready()` turns
+   * true. Background tasks are advanced after the thread has announced that it sleeps
+   * (inside the ready check): a nonblocking call that a peer's blocking call waits for
+   * must move before this thread sleeps, or both sleep until the park times out.
+   */
+  parkUntil(ms: number, ready: () => boolean): void {
     const noise = this.noise;
-    if (noise === undefined) {
-      this.ep.park(ms, ready);
-      return;
-    }
-    noise.parking();
-    this.ep.park(ms, ready);
-    noise.woke();
+    noise?.parking();
+    this.ep.park(
+      ms,
+      this.active.length === 0
+        ? ready
+        : () => {
+            this.advanceActive();
+            return ready();
+          },
+    );
+    noise?.woke();
   }
 
   /** Poll the transport once and advance background tasks; true if the transport moved. */
@@ -154,7 +182,9 @@ export class Engine {
   /**
    * Spin budget for the next wait (µs). A wait that ended while polling restores the
    * full budget; a second wait in a row that parked and took longer than the full
-   * budget (so spinning it all would only have burnt the core) cuts it fourfold. One
+   * budget (so spinning it all would only have burnt the core) cuts it fourfold, down
+   * to MIN_SHRUNK_SPIN_US (a partner preempted by other work can then take this
+   * core sooner). One
    * such wait is not enough: a partner preempted once (a kernel thread, V8's compiler
    * or GC helpers taking a slice) must not drop a 2-rank job into parking on every
    * wait, where each wake-up costs 100+ µs on a VM and keeps the waits long (the
@@ -164,15 +194,15 @@ export class Engine {
    * waits that are merely long-ish (a partner busy reducing) keep spinning.
    */
   spinBudget(): number {
-    return (++this.waits & 255) === 0 ? this.spinUs : this.budgetUs;
+    return (++this.waits & 255) === 0 ? Math.round(this.spinUs) : this.budgetUs;
   }
 
   /** Record how a wait ended: whether it parked, and when it started polling (performance.now(), 0 = unknown). */
   spinOutcome(parked: boolean, start: number): void {
     if (!parked) {
-      this.budgetUs = this.spinUs;
+      this.budgetUs = Math.round(this.spinUs);
       this.longParks = 0;
-    } else if (start > 0 && (performance.now() - start) * 1000 > this.spinUs && ++this.longParks >= 2) this.budgetUs /= 4;
+    } else if (start > 0 && (performance.now() - start) * 1000 > this.spinUs && ++this.longParks >= 2) this.budgetUs = Math.max(this.budgetUs >> 2, Math.min(Math.round(this.spinUs), MIN_SHRUNK_SPIN_US));
   }
 
   /** Throw when the job aborts or the deadline has passed. */

@@ -2,8 +2,8 @@
  * Plans: how one collective call runs, decided once per call shape and cached per
  * communicator (small-message latency depends on not regenerating schedules).
  *
- * A plan is either the flat shared-memory fast path (blocking calls on a one-node
- * communicator with small contributions, no algorithm named) or a list of schedule
+ * A plan is either the flat shared-memory path (calls on a one-node communicator
+ * whose slot write fits a slot, no algorithm named; blocking or not) or a list of schedule
  * phases run one after another: the selected (or named) algorithm, plus for
  * allreduce algorithms not known to be bitwise identical on all ranks a broadcast
  * of rank 0's result. Reproducible mode replaces reductions by the rank-order
@@ -21,7 +21,7 @@ import type { CollectiveKind } from '../schedule/types.js';
 import { binomialBcast, REPRODUCIBLE } from './builtin.js';
 import { compileSchedule, type CompiledSchedule } from './compiled.js';
 import { RANK_CONSISTENT_ALLREDUCE, selectAlgorithm } from './selection.js';
-import { ShmCollectives, type ShmKind } from './shm-collectives.js';
+import { ShmCollectives } from './shm-collectives.js';
 
 export interface Phase {
   readonly compiled: CompiledSchedule;
@@ -61,12 +61,6 @@ export interface PlanTarget {
   readonly shm: boolean;
 }
 
-const SHM_KINDS: ReadonlySet<CollectiveKind> = new Set(['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'gather']);
-
-export function isShmKind(k: CollectiveKind): k is ShmKind {
-  return SHM_KINDS.has(k);
-}
-
 export function planKey(c: CallShape): string {
   return `${c.kind}|${c.count}|${c.type.name}|${c.op?.name ?? ''}|${c.root}|${c.algorithm ?? ''}|${c.params ? JSON.stringify(c.params) : ''}|${c.reproducible ? 1 : 0}|${c.blocking ? 1 : 0}|${c.topology?.label ?? ''}`;
 }
@@ -80,7 +74,7 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
       'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })',
     );
   }
-  if (t.shm && c.blocking && c.algorithm === undefined && c.topology === undefined && isShmKind(c.kind) && bytes <= ShmCollectives.limit) {
+  if (t.shm && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= ShmCollectives.limit) {
     return { shm: true, phases: [], kernel, algorithm: `${c.kind}/shm_flat` };
   }
   const topology = c.topology ?? t.topology;

@@ -1,42 +1,51 @@
 /**
- * Flat shared-memory collectives: the small-message fast path of a communicator
- * whose ranks all live on one node (hand-tuned; not a catalogue schedule). Used by
- * blocking barrier, bcast, reduce, allreduce, allgather and gather with at most
- * SHM_SLOT_BYTES per rank when no algorithm is named.
+ * Flat shared-memory collectives: the small-message path of a communicator whose
+ * ranks all live on one node (hand-tuned; not a catalogue schedule). Every
+ * collective, blocking and nonblocking, when one rank's contribution fits a slot
+ * (SHM_SLOT_BYTES) and no algorithm is named.
  *
- * Every rank copies its contribution into its slot of the communicator's block in
- * the node arena and publishes the call number in the slot's first word.
+ * A call c uses phase p = c mod 2: rank r writes its contribution into slot [p][r]
+ * of the communicator's block in the node arena and publishes the call's target
+ * number (c + 1) in the slot's first word; readers take what they need straight
+ * from the slots. By shape:
  *
- * - Two ranks: each waits for the peer's slot to carry the call number and then
- *   reads what it needs straight from the slots; allreduce folds slot 0 ∘ slot 1
- *   into the output (both ranks compute the same fold: identical results). One
- *   cache-line transfer each way per call.
- * - More ranks: ranks also increment the phase counter; the last to arrive folds the
- *   slots in rank order into the result area, publishes the generation and wakes
- *   sleepers with a single notify (ranks parked on one word: cheap when ranks
- *   outnumber cores); the others copy the result.
+ * - everyone needs everyone (barrier, allreduce, allgather, alltoall,
+ *   reduce_scatter): two ranks wait for each other's slot word; more ranks count
+ *   arrivals and the last one (after folding the slots in rank order into the
+ *   phase's result area for allreduce) publishes the phase's generation;
+ * - gathering (reduce, gather): the root waits for every slot; the others publish
+ *   and return at once (eager, as MPI's small messages are);
+ * - distributing (bcast, scatter): the root publishes and returns at once; the
+ *   others wait for the root's slot.
+ *
+ * Slot reuse: before a rank writes phase p for call c it waits until every rank has
+ * finished reading call c − 2 (each rank's done word of phase p carries the target
+ * of the last call it finished there: c − 2's, or already c's for a rank that
+ * returned early). Blocking calls never wait there in practice;
+ * it is what makes eager returns and several outstanding nonblocking calls safe.
+ *
+ * Waiting spins briefly (the engine's adaptive budget), then parks on the rank's
+ * doorbell; every write another rank may wait for rings the doorbells of sleeping
+ * ranks, so nonblocking calls waiting in the progress engine are woken too.
  *
  * Reductions are folds in rank order, (v0 ∘ v1) ∘ v2 ∘ …: reproducible, correct for
  * non-commutative operators, bitwise identical on every rank.
  *
- * Two phases (call number parity) alternate, which makes slot reuse safe: every call
- * waits for every rank to arrive, so a rank can only start call c+2 after all ranks
- * arrived at c+1, i.e. after all of them finished reading call c.
- *
- * Block layout: int32 words GEN @0, SLEEPERS @16, COUNTER[phase] @32/@48, per rank a
- * line @64+16r (word 0: "parked" flag of the two-rank protocol); then 2·P slots
- * (word 0: call number, data from byte 8) and 2 result areas.
+ * Block layout (int32 words from the block's start): GEN[p] @0/@16, COUNTER[p]
+ * @32/@48, per rank a line @64+16r (DONE[p] @+0/@+1); then 2·P slots (word 0: target,
+ * data from byte 8) and 2 result areas, each SHM_SLOT_BYTES + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
 import { RankFailedError } from '../core/errors.js';
+import type { CollectiveKind } from '../schedule/types.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
 import { SHM_SLOT_BYTES } from './config.js';
-import { SPIN_CHECK, timeoutError, type Engine, type WaitInfo } from './engine.js';
+import { timeoutError, type Engine, type WaitInfo } from './engine.js';
+import type { Task } from './task.js';
 
-const GEN = 0;
-const SLEEPERS = 16;
+const GEN = 0; // + phase * 16
 const COUNTER = 32; // + phase * 16
-const RANKS = 64; // + rank * 16
+const RANKS = 64; // + rank * 16: DONE[phase] at +phase
 const DATA = 8;
 const STRIDE = SHM_SLOT_BYTES + 64;
 
@@ -47,7 +56,22 @@ export interface NumberArrayConstructor {
   new (buffer: ArrayBufferLike, byteOffset: number, length: number): NumberArray;
 }
 
-export type ShmKind = 'barrier' | 'bcast' | 'reduce' | 'allreduce' | 'allgather' | 'gather';
+export type ShmKind = CollectiveKind;
+
+const enum Shape {
+  Everyone = 0,
+  Gathering = 1,
+  Distributing = 2,
+}
+
+function shapeOf(kind: ShmKind): Shape {
+  return kind === 'reduce' || kind === 'gather' ? Shape.Gathering : kind === 'bcast' || kind === 'scatter' ? Shape.Distributing : Shape.Everyone;
+}
+
+/** The target number of call c: never 0 (the initial value of every word). */
+function targetOf(c: number): number {
+  return (c & 0x3fffffff) + 1;
+}
 
 function headerBytes(size: number): number {
   return (RANKS + size * 16) * 4;
@@ -60,15 +84,36 @@ export function shmBlockBytes(size: number): number {
 /** Builds the wait description when a call has to report a timeout. */
 export type DescribeCall = (seq: number, timeoutMs: number, deadline: number) => WaitInfo;
 
+/** One call's arguments (nonblocking calls keep them in their task). */
+interface Call {
+  readonly kind: ShmKind;
+  readonly send: Uint8Array;
+  readonly recv: Uint8Array;
+  /** Elements per block (the MPI count). */
+  readonly count: number;
+  readonly elementSize: number;
+  readonly root: number;
+  readonly kernel: Kernel | undefined;
+  /** Call number on this block. */
+  readonly c: number;
+}
+
 export class ShmCollectives {
-  /** Largest per-rank contribution in bytes. */
+  /** Largest slot write of one rank in bytes (see slotBytes). */
   static readonly limit = SHM_SLOT_BYTES;
+
+  /** Bytes one rank writes into its slot: all P blocks for scatter (root), alltoall and reduce_scatter, else one. */
+  static slotBytes(kind: CollectiveKind, count: number, elementSize: number, size: number): number {
+    if (kind === 'barrier') return 0;
+    return kind === 'scatter' || kind === 'alltoall' || kind === 'reduce_scatter' ? count * elementSize * size : count * elementSize;
+  }
+
   private readonly i32: Int32Array;
   private readonly u8: Uint8Array;
   private readonly base: number;
   /** Byte offset (in the arena) of the data of slot [phase][rank]. */
   private readonly slotData: Int32Array;
-  /** Int32 index (in i32) of the call-number word of slot [phase][rank]. */
+  /** Int32 index (in i32) of the target word of slot [phase][rank]. */
   private readonly slotSeq: Int32Array;
   private readonly slotView: Uint8Array[];
   private readonly resultView: Uint8Array[];
@@ -82,6 +127,7 @@ export class ShmCollectives {
     offset: number,
     private readonly rank: number,
     private readonly size: number,
+    private readonly worldOf: Int32Array,
     private readonly engine: Engine,
     private readonly describe: DescribeCall,
   ) {
@@ -103,46 +149,26 @@ export class ShmCollectives {
   }
 
   /**
-   * Run one collective. `send`/`recv` are byte views (`recv` may be empty where the
-   * rank gets no output; bcast passes its buffer as `recv` on every rank); `bytes`
-   * is the per-rank contribution, `elements` its element count.
+   * Run one collective to completion. `send`/`recv` are byte views (empty where the
+   * rank has none; bcast passes its buffer as `recv` on every rank); `count` is the
+   * MPI count (elements per block).
    */
-  run(
-    kind: ShmKind,
-    send: Uint8Array,
-    recv: Uint8Array,
-    bytes: number,
-    elements: number,
-    root: number,
-    kernel: Kernel | undefined,
-    seq: number,
-    timeoutMs: number,
-  ): void {
-    const c = this.calls++;
-    const ph = c & 1;
-    const me = this.rank;
-    const P = this.size;
-    const mine = ph * P + me;
-    const target = (c + 1) & 0x7fffffff;
-    if (kind === 'bcast') {
-      if (me === root) copyBytes(this.u8, this.slotData[mine], recv, 0, bytes);
-    } else if (kind !== 'barrier') {
-      copyBytes(this.u8, this.slotData[mine], send, 0, bytes);
-    }
-    const reduces = kind === 'allreduce' || kind === 'reduce';
-    if (this.arrive(ph, target, seq, timeoutMs)) {
-      if (reduces) this.fold(ph, elements, kernel as Kernel);
-      this.release(target);
-    }
-    if (reduces) {
-      if (kind === 'reduce' && me !== root) return;
-      if (P === 2) (kernel as Kernel)(recv, this.slotView[ph * 2], this.slotView[ph * 2 + 1], elements);
-      else copyBytes(recv, 0, this.resultView[ph], 0, bytes);
-    } else if (kind === 'bcast') {
-      if (me !== root) copyBytes(recv, 0, this.u8, this.slotData[ph * P + root], bytes);
-    } else if (kind === 'allgather' || (kind === 'gather' && me === root)) {
-      for (let r = 0; r < P; r++) copyBytes(recv, r * bytes, this.u8, this.slotData[ph * P + r], bytes);
-    }
+  run(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, seq: number, timeoutMs: number): void {
+    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++ };
+    if (!this.free(call.c)) this.wait(call, false, seq, timeoutMs);
+    this.publish(call);
+    if (!this.ready(call)) this.wait(call, true, seq, timeoutMs);
+    this.finish(call);
+  }
+
+  /** Take the next call number now, for a task created later (see task). */
+  reserve(): number {
+    return this.calls++;
+  }
+
+  /** The same call as a task for the progress engine (nonblocking calls); its call number is taken now unless reserved. */
+  task(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, c = this.calls++): Task {
+    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c });
   }
 
   /**
@@ -154,26 +180,227 @@ export class ShmCollectives {
     const c = this.calls++;
     const ph = c & 1;
     const P = this.size;
+    const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c };
+    if (!this.free(c)) this.wait(call, false, seq, timeoutMs);
     const v = this.typed(ctor);
     const mine = v[ph * P + this.rank];
     for (let i = 0; i < n; i++) mine[i] = send[i];
     const s0 = v[ph * P];
     const s1 = v[ph * P + 1];
-    const target = (c + 1) & 0x7fffffff;
-    if (this.arrive(ph, target, seq, timeoutMs)) {
+    if (this.arrive(ph, targetOf(c))) {
       const res = v[2 * P + ph];
       for (let i = 0; i < n; i++) res[i] = s0[i] + s1[i];
       for (let r = 2; r < P; r++) {
         const sr = v[ph * P + r];
         for (let i = 0; i < n; i++) res[i] = res[i] + sr[i];
       }
-      this.release(target);
+      this.release(ph, targetOf(c));
     }
+    if (!this.ready(call)) this.wait(call, true, seq, timeoutMs);
     if (P === 2) for (let i = 0; i < n; i++) recv[i] = s0[i] + s1[i];
     else {
       const res = v[2 * P + ph];
       for (let i = 0; i < n; i++) recv[i] = res[i];
     }
+    this.done(ph, targetOf(c));
+  }
+
+  // ------------------------------------------------------------ protocol steps
+
+  /** Whether every rank has finished reading call c − 2 (phase c mod 2 may be written). */
+  free(c: number): boolean {
+    if (c < 2) return true;
+    const i32 = this.i32;
+    // A rank that returned early (eager roles) may already have finished call c itself.
+    const want = targetOf(c - 2);
+    const self = targetOf(c);
+    const at = this.base + RANKS + (c & 1);
+    for (let r = 0; r < this.size; r++) {
+      const d = Atomics.load(i32, at + r * 16);
+      if (d !== want && d !== self) return false;
+    }
+    return true;
+  }
+
+  /** Write this rank's contribution, publish it and wake whoever waits for it. */
+  publish(call: Call): void {
+    const { kind, c } = call;
+    const ph = c & 1;
+    const me = this.rank;
+    const P = this.size;
+    const block = call.count * call.elementSize;
+    const at = this.slotData[ph * P + me];
+    switch (kind) {
+      case 'barrier':
+        break;
+      case 'bcast':
+        if (me === call.root) copyBytes(this.u8, at, call.recv, 0, block);
+        break;
+      case 'scatter':
+        if (me === call.root) copyBytes(this.u8, at, call.send, 0, block * P);
+        break;
+      case 'alltoall':
+      case 'reduce_scatter':
+        copyBytes(this.u8, at, call.send, 0, block * P);
+        break;
+      default:
+        copyBytes(this.u8, at, call.send, 0, block);
+    }
+    const t = targetOf(c);
+    const shape = shapeOf(kind);
+    if (shape === Shape.Everyone) {
+      if (this.arrive(ph, t)) {
+        if (kind === 'allreduce') this.fold(this.resultView[ph], ph, 0, call.count, call.elementSize, call.kernel as Kernel);
+        this.release(ph, t);
+      }
+      return;
+    }
+    Atomics.store(this.i32, this.slotSeq[ph * P + me], t);
+    if (shape === Shape.Gathering) {
+      if (me !== call.root) this.wake(call.root);
+    } else if (me === call.root) this.wakeOthers();
+  }
+
+  /** Whether the data this rank needs for the call has been published. */
+  ready(call: Call): boolean {
+    const ph = call.c & 1;
+    const t = targetOf(call.c);
+    const i32 = this.i32;
+    const P = this.size;
+    switch (shapeOf(call.kind)) {
+      case Shape.Everyone:
+        return P === 2 ? Atomics.load(i32, this.slotSeq[ph * 2 + 1 - this.rank]) === t : Atomics.load(i32, this.base + GEN + ph * 16) === t;
+      case Shape.Gathering:
+        if (this.rank !== call.root) return true;
+        for (let r = 0; r < P; r++) if (Atomics.load(i32, this.slotSeq[ph * P + r]) !== t) return false;
+        return true;
+      default:
+        return this.rank === call.root || Atomics.load(i32, this.slotSeq[ph * P + call.root]) === t;
+    }
+  }
+
+  /** Take the result out of the slots, then mark the phase read by this rank. */
+  finish(call: Call): void {
+    const { kind, recv, count, root } = call;
+    const ph = call.c & 1;
+    const me = this.rank;
+    const P = this.size;
+    const block = count * call.elementSize;
+    const slot = (r: number): number => this.slotData[ph * P + r];
+    switch (kind) {
+      case 'bcast':
+        if (me !== root) copyBytes(recv, 0, this.u8, slot(root), block);
+        break;
+      case 'scatter':
+        copyBytes(recv, 0, this.u8, slot(root) + me * block, block);
+        break;
+      case 'reduce':
+        if (me === root) this.fold(recv, ph, 0, count, call.elementSize, call.kernel as Kernel);
+        break;
+      case 'allreduce':
+        if (P === 2) (call.kernel as Kernel)(recv, this.slotView[ph * 2], this.slotView[ph * 2 + 1], count);
+        else copyBytes(recv, 0, this.resultView[ph], 0, block);
+        break;
+      case 'reduce_scatter':
+        this.fold(recv, ph, me * block, count, call.elementSize, call.kernel as Kernel);
+        break;
+      case 'gather':
+      case 'allgather':
+        if (kind === 'allgather' || me === root) for (let r = 0; r < P; r++) copyBytes(recv, r * block, this.u8, slot(r), block);
+        break;
+      case 'alltoall':
+        for (let r = 0; r < P; r++) copyBytes(recv, r * block, this.u8, slot(r) + me * block, block);
+        break;
+      default:
+        break;
+    }
+    this.done(ph, targetOf(call.c));
+  }
+
+  /** Communicator ranks a call is still waiting for (before publishing: the slot guard; after: the data). */
+  missing(call: Call, published: boolean): number[] {
+    const i32 = this.i32;
+    const P = this.size;
+    const ph = call.c & 1;
+    const out: number[] = [];
+    if (!published) {
+      const want = targetOf(call.c - 2);
+      const self = targetOf(call.c);
+      for (let r = 0; r < P; r++) {
+        const d = Atomics.load(i32, this.base + RANKS + r * 16 + ph);
+        if (d !== want && d !== self) out.push(r);
+      }
+      return out;
+    }
+    const t = targetOf(call.c);
+    const shape = shapeOf(call.kind);
+    if (shape === Shape.Distributing) return this.rank === call.root || Atomics.load(i32, this.slotSeq[ph * P + call.root]) === t ? [] : [call.root];
+    if (shape === Shape.Gathering && this.rank !== call.root) return [];
+    if (shape === Shape.Everyone && P > 2) {
+      // Arrivals are counted, not recorded per rank: everyone but this rank may be missing.
+      if (Atomics.load(i32, this.base + GEN + ph * 16) === t) return [];
+      for (let r = 0; r < P; r++) if (r !== this.rank) out.push(r);
+      return out;
+    }
+    for (let r = 0; r < P; r++) if (Atomics.load(i32, this.slotSeq[ph * P + r]) !== t) out.push(r);
+    return out;
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /**
+   * Everyone-shaped arrival: publish the slot word; with more than two ranks count
+   * the arrival. True when this rank arrived last with more than two ranks: it must
+   * then fold (allreduce) and release() the others.
+   */
+  private arrive(ph: number, t: number): boolean {
+    const i32 = this.i32;
+    const P = this.size;
+    Atomics.store(i32, this.slotSeq[ph * P + this.rank], t);
+    if (P === 2) {
+      this.wake(1 - this.rank);
+      return false;
+    }
+    const counter = this.base + COUNTER + ph * 16;
+    if (Atomics.add(i32, counter, 1) + 1 === P) {
+      Atomics.store(i32, counter, 0);
+      return true;
+    }
+    return false;
+  }
+
+  /** The last arrival lets everyone go. */
+  private release(ph: number, t: number): void {
+    Atomics.store(this.i32, this.base + GEN + ph * 16, t);
+    this.wakeOthers();
+  }
+
+  /** This rank has read everything of the phase's call with target t. */
+  private done(ph: number, t: number): void {
+    Atomics.store(this.i32, this.base + RANKS + this.rank * 16 + ph, t);
+    this.wakeOthers();
+  }
+
+  /** out = the n-element block at byte `at` of slot 0 ∘ slot 1 ∘ … in rank order. */
+  private fold(out: Uint8Array, ph: number, at: number, n: number, elementSize: number, kernel: Kernel): void {
+    const P = this.size;
+    const views = this.slotView;
+    const s = (r: number): Uint8Array => (at === 0 ? views[ph * P + r] : views[ph * P + r].subarray(at, at + n * elementSize));
+    if (P === 1) {
+      copyBytes(out, 0, s(0), 0, n * elementSize);
+      return;
+    }
+    kernel(out, s(0), s(1), n);
+    for (let r = 2; r < P; r++) kernel(out, out, s(r), n);
+  }
+
+  private wake(r: number): void {
+    this.engine.ep.wakeRank(this.worldOf[r]);
+  }
+
+  private wakeOthers(): void {
+    const ep = this.engine.ep;
+    for (let r = 0; r < this.size; r++) if (r !== this.rank) ep.wakeRank(this.worldOf[r]);
   }
 
   /** Typed views of the slots (2·P) and result areas (2) for one element type. */
@@ -189,140 +416,93 @@ export class ShmCollectives {
     return views;
   }
 
+  private check(call: Call, published: boolean): boolean {
+    return published ? this.ready(call) : this.free(call.c);
+  }
+
   /**
-   * Publish this rank's arrival at call `target` (its slot is written) and wait for
-   * the others. Returns true when this rank arrived last with more than two ranks:
-   * it must then fold (if the call reduces) and release() the others.
+   * Block until the slot guard (published = false) or the call's data (true) is
+   * there: a short tight spin, then the engine's adaptive spin budget with its
+   * progress and noise hooks, then parking on the doorbell with deadline and abort
+   * checks. Kept out of run() so the common path stays small for the JIT.
    */
-  private arrive(ph: number, target: number, seq: number, timeoutMs: number): boolean {
-    const i32 = this.i32;
-    const P = this.size;
-    const mine = ph * P + this.rank;
-    Atomics.store(i32, this.slotSeq[mine], target);
-    if (P === 2) {
-      const peer = 1 - this.rank;
-      if (Atomics.load(i32, this.base + RANKS + peer * 16) !== 0) Atomics.notify(i32, this.slotSeq[mine]);
-      const theirs = this.slotSeq[ph * 2 + peer];
-      if (Atomics.load(i32, theirs) !== target) this.awaitPeer(theirs, target, seq, timeoutMs);
-      return false;
-    }
-    const counter = this.base + COUNTER + ph * 16;
-    if (Atomics.add(i32, counter, 1) + 1 === P) {
-      Atomics.store(i32, counter, 0);
-      return true;
-    }
-    if (((Atomics.load(i32, this.base + GEN) - target) | 0) < 0) this.awaitGeneration(ph, target, seq, timeoutMs);
+  private wait(call: Call, published: boolean, seq: number, timeoutMs: number): void {
+    if (!this.quick(call, published)) this.waitLong(call, published, seq, timeoutMs);
+  }
+
+  /** A short tight spin (none when ranks outnumber the cores): most waits of a busy collective end here. */
+  private quick(call: Call, published: boolean): boolean {
+    for (let k = this.engine.quickPolls; k > 0; k--) if (this.check(call, published)) return true;
     return false;
   }
 
-  /** The last arrival lets everyone go. */
-  private release(target: number): void {
-    Atomics.store(this.i32, this.base + GEN, target);
-    if (Atomics.load(this.i32, this.base + SLEEPERS) > 0) Atomics.notify(this.i32, this.base + GEN);
-  }
-
-  /** result = slot0 ∘ slot1 ∘ … in rank order. */
-  private fold(ph: number, n: number, kernel: Kernel): void {
-    const res = this.resultView[ph];
-    const s = (r: number): Uint8Array => this.slotView[ph * this.size + r];
-    kernel(res, s(0), s(1), n);
-    for (let r = 2; r < this.size; r++) kernel(res, res, s(r), n);
-  }
-
-  /** Two ranks: wait for the peer's call number (spin, then park on that word). */
-  private awaitPeer(word: number, target: number, seq: number, timeoutMs: number): void {
-    const i32 = this.i32;
-    const engine = this.engine;
-    const flag = this.base + RANKS + this.rank * 16;
-    let deadline = 0;
-    let spins = 0;
-    let since = 0;
-    let parked = false;
-    let start = 0;
-    const budget = engine.spinBudget();
-    const noise = engine.noise;
-    while (Atomics.load(i32, word) !== target) {
-      if (noise !== undefined) noise.tick();
-      if (!engine.spinDone(++spins, since, budget)) {
-        if ((spins & 1023) === 0) engine.progress();
-        if (since === 0 && spins >= SPIN_CHECK) {
-          since = performance.now();
-          if (start === 0) start = since;
-        }
-        continue;
-      }
-      spins = 0;
-      since = 0;
-      parked = true;
-      deadline = this.check(deadline, seq, timeoutMs, () => (Atomics.load(i32, word) === target ? [] : [1 - this.rank]));
-      Atomics.store(i32, flag, 1);
-      const v = Atomics.load(i32, word);
-      noise?.parking();
-      const r = v !== target ? Atomics.wait(i32, word, v, Math.min(deadline - performance.now(), 20)) : 'not-equal';
-      noise?.woke();
-      Atomics.store(i32, flag, 0);
-      // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
-      if (r === 'timed-out') engine.progress();
-    }
-    engine.spinOutcome(parked, start);
-  }
-
-  /** More ranks: wait for the generation (spin, then park on it with the others). */
-  private awaitGeneration(ph: number, target: number, seq: number, timeoutMs: number): void {
-    const i32 = this.i32;
-    const engine = this.engine;
-    const gen = this.base + GEN;
-    let deadline = 0;
-    let spins = 0;
-    let since = 0;
-    let parked = false;
-    let start = 0;
-    const budget = engine.spinBudget();
-    const noise = engine.noise;
-    while (((Atomics.load(i32, gen) - target) | 0) < 0) {
-      if (noise !== undefined) noise.tick();
-      if (!engine.spinDone(++spins, since, budget)) {
-        if ((spins & 1023) === 0) engine.progress();
-        if (since === 0 && spins >= SPIN_CHECK) {
-          since = performance.now();
-          if (start === 0) start = since;
-        }
-        continue;
-      }
-      spins = 0;
-      since = 0;
-      parked = true;
-      deadline = this.check(deadline, seq, timeoutMs, () => this.missing(ph, target));
-      Atomics.add(i32, this.base + SLEEPERS, 1);
-      const g = Atomics.load(i32, gen);
-      noise?.parking();
-      const r = ((g - target) | 0) < 0 ? Atomics.wait(i32, gen, g, Math.min(deadline - performance.now(), 20)) : 'not-equal';
-      noise?.woke();
-      Atomics.sub(i32, this.base + SLEEPERS, 1);
-      // Keep the rank's other traffic moving while it waits long (p2p, nonblocking calls).
-      if (r === 'timed-out') engine.progress();
-    }
-    engine.spinOutcome(parked, start);
-  }
-
   /**
-   * Abort and deadline checks before parking. The deadline is set at the first park
-   * (calls that finish while spinning never read the clock).
+   * The long wait: the engine's adaptive spin budget (clock read every 64 polls,
+   * transport progress every 1024), then parking on the doorbell with deadline and
+   * abort checks. Times are doubles from the start and the budget an integer, so
+   * the optimised code is not thrown away when a wait first goes long.
    */
-  private check(deadline: number, seq: number, timeoutMs: number, missing: () => number[]): number {
-    const now = performance.now();
-    if (deadline === 0) deadline = timeoutMs > 0 ? now + timeoutMs : Infinity;
-    const ab = this.engine.ep.aborted();
-    if (ab) throw new RankFailedError(ab.rank, ab.reason);
-    if (now >= deadline) throw timeoutError(this.describe(seq, timeoutMs, deadline), missing());
-    return deadline;
+  private waitLong(call: Call, published: boolean, seq: number, timeoutMs: number): void {
+    const engine = this.engine;
+    const noise = engine.noise;
+    const budgetMs = engine.spinBudget() / 1000;
+    const start = performance.now();
+    const deadline = timeoutMs > 0 ? start + timeoutMs : Infinity;
+    const ready = (): boolean => this.check(call, published);
+    let since = start;
+    let spins = 0;
+    let parked = false;
+    while (!ready()) {
+      if (noise !== undefined) noise.tick();
+      if ((++spins & 63) !== 0) continue;
+      if ((spins & 1023) === 0) engine.progress();
+      const now = performance.now();
+      if (now - since < budgetMs) continue;
+      parked = true;
+      const ab = engine.ep.aborted();
+      if (ab) throw new RankFailedError(ab.rank, ab.reason);
+      if (now >= deadline) throw timeoutError(this.describe(seq, timeoutMs, deadline), this.missing(call, published));
+      // Parks on the doorbell (every write another rank may wait for rings it); the
+      // progress engine keeps the rank's other traffic moving meanwhile.
+      engine.parkUntil(Math.min(deadline - now, 20), ready);
+      since = performance.now();
+    }
+    engine.spinOutcome(parked, start);
+  }
+}
+
+const EMPTY_U8 = new Uint8Array(0);
+
+/** A flat shared-memory collective driven by the progress engine (nonblocking calls). */
+class ShmTask implements Task {
+  done = false;
+  error: Error | undefined = undefined;
+  private published = false;
+
+  constructor(
+    private readonly shm: ShmCollectives,
+    private readonly call: Call,
+  ) {}
+
+  start(): void {
+    this.advance();
   }
 
-  /** Ranks that have not arrived at the call with number `target`. */
-  private missing(ph: number, target: number): number[] {
-    const out: number[] = [];
-    for (let r = 0; r < this.size; r++) if (Atomics.load(this.i32, this.slotSeq[ph * this.size + r]) !== target) out.push(r);
-    return out;
+  advance(): void {
+    if (this.done) return;
+    const shm = this.shm;
+    if (!this.published) {
+      if (!shm.free(this.call.c)) return;
+      shm.publish(this.call);
+      this.published = true;
+    }
+    if (!shm.ready(this.call)) return;
+    shm.finish(this.call);
+    this.done = true;
+  }
+
+  waitingFor(): number[] {
+    return this.done ? [] : this.shm.missing(this.call, this.published);
   }
 }
 

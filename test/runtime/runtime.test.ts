@@ -55,3 +55,11 @@ describe('errors', () => {
     });
   }
 });
+
+describe('the flat shared-memory path', () => {
+  for (const ranks of [2, 3, 5]) {
+    it(`keeps results right when eager roots run ahead and with up to eight outstanding nonblocking calls (${ranks} ranks)`, async () => {
+      expectPassed(await runJob('flat.ts', ranks, 1, ['40']), ranks);
+    });
+  }
+});

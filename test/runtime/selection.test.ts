@@ -54,10 +54,17 @@ describe('selectAlgorithm', () => {
 describe('makePlan', () => {
   const target = (size: number, shm: boolean) => ({ rank: 0, size, topology: flatTopology(size), shm });
   const shape = { kind: 'allreduce' as const, count: 4, type: datatype('float64'), op: op('sum'), root: 0, algorithm: undefined, params: undefined, reproducible: false, blocking: true, topology: undefined };
-  it('takes the shared-memory path for small blocking calls on one node only', () => {
+  it('takes the shared-memory path for small calls on one node only, blocking or not, when one rank writes at most a slot', () => {
     expect(makePlan(target(4, true), shape).shm).toBe(true);
-    expect(makePlan(target(4, true), { ...shape, blocking: false }).shm).toBe(false);
+    expect(makePlan(target(4, true), { ...shape, blocking: false }).shm).toBe(true);
     expect(makePlan(target(4, true), { ...shape, count: 100_000 }).shm).toBe(false);
+    // alltoall, scatter and reduce_scatter write all P blocks: 4 ranks × 128 float64 = 4 KiB fits, 129 does not.
+    for (const kind of ['alltoall', 'scatter', 'reduce_scatter'] as const) {
+      expect(makePlan(target(4, true), { ...shape, kind, count: 128 }).shm).toBe(true);
+      expect(makePlan(target(4, true), { ...shape, kind, count: 129 }).shm).toBe(false);
+    }
+    expect(makePlan(target(4, true), { ...shape, kind: 'gather', count: 512 }).shm).toBe(true);
+    expect(makePlan(target(4, true), { ...shape, kind: 'gather', count: 513 }).shm).toBe(false);
     expect(makePlan(target(4, false), shape).shm).toBe(false);
     expect(makePlan(target(4, true), { ...shape, algorithm: 'ring' }).algorithm).toBe('allreduce/ring');
   });

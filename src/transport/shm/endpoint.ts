@@ -567,6 +567,16 @@ export class ShmEndpoint implements Endpoint {
     }
   }
 
+  /**
+   * Ring the doorbell of a rank of this node if it sleeps (after writing a word it
+   * may wait for outside the rings, e.g. the flat shared-memory collectives). The
+   * write must come first: a sleeper announces itself before re-checking.
+   */
+  wakeRank(worldRank: number): void {
+    const e = this.localIndexOf[worldRank];
+    if (e >= 0) notifyIfSleeping(this.i32, this.layout, e);
+  }
+
   aborted(): { rank: number; reason: string } | undefined {
     return isAborting(this.i32) ? readAbort(this.i32) : undefined;
   }
