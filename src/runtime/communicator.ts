@@ -19,7 +19,7 @@
  * Debug mode (COLL_DEBUG=1, init({ debug }), or per call) checks this and raises
  * MismatchError on every rank instead of hanging.
  */
-import { datatype as lookupDatatype, type Datatype, type DatatypeName, type PairTypeName } from '../core/datatypes.js';
+import { datatype as lookupDatatype, datatypeOf, type Datatype, type DatatypeName, type PairTypeName } from '../core/datatypes.js';
 import { ArgumentError, MismatchError, checkIntRange } from '../core/errors.js';
 import { op as lookupOp, type Op } from '../core/ops.js';
 import type { Params } from '../schedule/context.js';
@@ -31,6 +31,7 @@ import { byteView, checkRank, checkTag, countOf, elementsOf, EMPTY, overlaps, re
 import type { WaitInfo } from './engine.js';
 import { Execution } from './executor.js';
 import { makePlan, planKey, type CallShape, type Phase, type Plan } from './plan.js';
+import { callSignature, type CallSignature } from './call-signature.js';
 import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
@@ -209,6 +210,9 @@ export class Communicator {
   private seq = 0;
   private readonly plans = new Map<string, Plan>();
   private last: LastPlan | undefined;
+  /** Signature of the allreduce lane's last call shape (element type and count). */
+  private laneSig: CallSignature | undefined;
+  private laneCtor: unknown;
   private warmed = false;
   private nodes: CommNodes | undefined;
   private nodeComm: Communicator | undefined;
@@ -310,7 +314,12 @@ export class Communicator {
       if (NUMBER_ARRAYS.has(ctor) && out.constructor === ctor && n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT <= ShmCollectives.limit && (out as unknown as NumberArray).length >= n) {
         const seq = this.seq;
         this.seq = (seq + 1) & 0x3fffffff;
-        shm.allreduceSum(sendbuf as unknown as NumberArray, out as unknown as NumberArray, n, ctor as NumberArrayConstructor, seq, o?.timeoutMs ?? this.defaults.timeoutMs);
+        let sig = this.laneSig;
+        if (sig === undefined || sig.count !== n || this.laneCtor !== ctor) {
+          sig = this.laneSig = callSignature('allreduce', n, datatypeOf(sendbuf as ArrayBufferView), SUM, 0);
+          this.laneCtor = ctor;
+        }
+        shm.allreduceSum(sendbuf as unknown as NumberArray, out as unknown as NumberArray, n, ctor as NumberArrayConstructor, sig, seq, o?.timeoutMs ?? this.defaults.timeoutMs);
         return out;
       }
     }
@@ -724,7 +733,7 @@ export class Communicator {
     const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
     if (plan.shm && blocking && !debug) {
       // The latency-critical path: no clock reads or allocations unless the call has to wait long.
-      (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, seq, timeoutMs);
+      (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
       return result();
     }
     const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
@@ -732,10 +741,10 @@ export class Communicator {
     if (plan.shm) {
       const shm = this.shm as ShmCollectives;
       if (blocking) {
-        shm.run(kind, send, recv, count, type.size, root, plan.kernel, seq, timeoutMs);
+        shm.run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
         return result();
       }
-      return new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel), info, result);
+      return new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq), info, result);
     }
     const input = inPlace && send.byteLength > 0 ? send.slice() : send;
     const phases = plan.phases;
@@ -901,8 +910,9 @@ export class Communicator {
     if (plan.shm) {
       const shm = this.shm as ShmCollectives;
       const c = shm.reserve();
-      this.seq = (this.seq + 1) & 0x3fffffff;
-      return () => shm.task(kind, send, recv, count, type.size, root, plan.kernel, c);
+      const seq = this.seq;
+      this.seq = (seq + 1) & 0x3fffffff;
+      return () => shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, c);
     }
     const seq = this.seq;
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
@@ -947,6 +957,7 @@ export class Communicator {
       seq,
       elementSize: es,
       kernel: plan.kernel,
+      sig: plan.sig.wire,
     });
     ex.onSuccess = () => {
       // Keep small scratch sets for the next call of this shape; give large ones back to the arena.

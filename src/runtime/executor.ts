@@ -28,6 +28,8 @@ export interface ExecutionContext {
   readonly seq: number;
   readonly elementSize: number;
   readonly kernel: Kernel | undefined;
+  /** 16-bit call signature carried by and checked on every message (call-signature.ts); 0/absent: none. */
+  readonly sig?: number;
 }
 
 export class Execution implements Task {
@@ -97,7 +99,7 @@ export class Execution implements Task {
       case K_SEND: {
         const x = this.x;
         this.ops[i] = x.endpoint.isend(
-          { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.endpoint.rank, dst: x.worldOf[cs.peer[i]], index: cs.msgIndex[i] },
+          { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.endpoint.rank, dst: x.worldOf[cs.peer[i]], index: cs.msgIndex[i], sig: x.sig },
           this.view(cs.buf[i], cs.off[i], cs.cnt[i]),
           (op) => this.onDone(i, op),
         );
@@ -107,7 +109,7 @@ export class Execution implements Task {
         const x = this.x;
         const into = cs.fuseInto[i];
         this.ops[i] = x.endpoint.irecv(
-          { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.worldOf[cs.peer[i]], dst: x.endpoint.rank, index: cs.msgIndex[i] },
+          { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.worldOf[cs.peer[i]], dst: x.endpoint.rank, index: cs.msgIndex[i], sig: x.sig },
           this.view(cs.buf[i], cs.off[i], cs.cnt[i]),
           into >= 0 ? { exact: true, consume: (payload) => this.fuse(i, into, payload) } : { exact: true },
           (op) => this.onDone(i, op),

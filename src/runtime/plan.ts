@@ -22,6 +22,7 @@ import { binomialBcast, REPRODUCIBLE } from './builtin.js';
 import { compileSchedule, type CompiledSchedule } from './compiled.js';
 import { RANK_CONSISTENT_ALLREDUCE, selectAlgorithm } from './selection.js';
 import { ShmCollectives } from './shm-collectives.js';
+import { callSignature, type CallSignature } from './call-signature.js';
 
 export interface Phase {
   readonly compiled: CompiledSchedule;
@@ -38,6 +39,8 @@ export interface Plan {
   readonly kernel: Kernel | undefined;
   /** Human-readable algorithm description, e.g. "allreduce/ring + bcast/binomial". */
   readonly algorithm: string;
+  /** What every rank's call must agree on, checked where the data is read (call-signature.ts). */
+  readonly sig: CallSignature;
 }
 
 export interface CallShape {
@@ -75,7 +78,8 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
     );
   }
   if (t.shm && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= ShmCollectives.limit) {
-    return { shm: true, phases: [], kernel, algorithm: `${c.kind}/shm_flat` };
+    const algorithm = `${c.kind}/shm_flat`;
+    return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }
   const topology = c.topology ?? t.topology;
   const base = {
@@ -114,5 +118,6 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
     }
     phases.push(phase(bcast, {}, { root: 0, usesInput: false }));
   }
-  return { shm: false, phases, kernel, algorithm: phases.map((p) => p.algorithm).join(' + ') };
+  const algorithm = phases.map((p) => p.algorithm).join(' + ');
+  return { shm: false, phases, kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
 }

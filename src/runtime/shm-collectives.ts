@@ -28,17 +28,25 @@
  * doorbell; every write another rank may wait for rings the doorbells of sleeping
  * ranks, so nonblocking calls waiting in the progress engine are woken too.
  *
+ * Mismatch check: each rank stores its call's signature (collective, datatype, op,
+ * root, count: call-signature.ts) next to its slot, and every rank compares the
+ * slots it reads with its own; a mismatch raises MismatchError on the ranks that
+ * read a mismatching slot (ranks that read none, such as a bcast root, return), and
+ * a rank still waiting checks the slots already published before it parks.
+ *
  * Reductions are folds in rank order, (v0 ∘ v1) ∘ v2 ∘ …: reproducible, correct for
  * non-commutative operators, bitwise identical on every rank.
  *
  * Block layout (int32 words from the block's start): GEN[p] @0/@16, COUNTER[p]
  * @32/@48, per rank a line @64+16r (DONE[p] @+0/@+1); then 2·P slots (word 0: target,
- * data from byte 8) and 2 result areas, each SHM_SLOT_BYTES + 64 bytes apart.
+ * words 1–3: signature meta, count, root; data from byte 16) and 2 result areas, each
+ * SHM_SLOT_BYTES + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
-import { RankFailedError } from '../core/errors.js';
+import { MismatchError, RankFailedError } from '../core/errors.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
+import { describeSignature, type CallSignature } from './call-signature.js';
 import { SHM_SLOT_BYTES } from './config.js';
 import { timeoutError, type Engine, type WaitInfo } from './engine.js';
 import type { Task } from './task.js';
@@ -46,7 +54,10 @@ import type { Task } from './task.js';
 const GEN = 0; // + phase * 16
 const COUNTER = 32; // + phase * 16
 const RANKS = 64; // + rank * 16: DONE[phase] at +phase
-const DATA = 8;
+const SIG_META = 1; // slot words after the target
+const SIG_COUNT = 2;
+const SIG_ROOT = 3;
+const DATA = 16;
 const STRIDE = SHM_SLOT_BYTES + 64;
 
 /** Typed arrays of non-BigInt scalar types. */
@@ -96,6 +107,9 @@ interface Call {
   readonly kernel: Kernel | undefined;
   /** Call number on this block. */
   readonly c: number;
+  /** The communicator's sequence number of the call (for messages). */
+  readonly seq: number;
+  readonly sig: CallSignature;
 }
 
 export class ShmCollectives {
@@ -153,8 +167,8 @@ export class ShmCollectives {
    * rank has none; bcast passes its buffer as `recv` on every rank); `count` is the
    * MPI count (elements per block).
    */
-  run(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, seq: number, timeoutMs: number): void {
-    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++ };
+  run(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): void {
+    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig };
     if (!this.free(call.c)) this.wait(call, false, seq, timeoutMs);
     this.publish(call);
     if (!this.ready(call)) this.wait(call, true, seq, timeoutMs);
@@ -167,8 +181,8 @@ export class ShmCollectives {
   }
 
   /** The same call as a task for the progress engine (nonblocking calls); its call number is taken now unless reserved. */
-  task(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, c = this.calls++): Task {
-    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c });
+  task(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, c = this.calls++): Task {
+    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c, seq, sig });
   }
 
   /**
@@ -176,15 +190,16 @@ export class ShmCollectives {
    * protocol, with the copies and the fold done on cached typed views of the slots
    * (o[i] = x[i] + y[i], exactly the core sum kernel) — no views created per call.
    */
-  allreduceSum(send: NumberArray, recv: NumberArray, n: number, ctor: NumberArrayConstructor, seq: number, timeoutMs: number): void {
+  allreduceSum(send: NumberArray, recv: NumberArray, n: number, ctor: NumberArrayConstructor, sig: CallSignature, seq: number, timeoutMs: number): void {
     const c = this.calls++;
     const ph = c & 1;
     const P = this.size;
-    const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c };
+    const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c, seq, sig };
     if (!this.free(c)) this.wait(call, false, seq, timeoutMs);
     const v = this.typed(ctor);
     const mine = v[ph * P + this.rank];
     for (let i = 0; i < n; i++) mine[i] = send[i];
+    this.sign(call);
     const s0 = v[ph * P];
     const s1 = v[ph * P + 1];
     if (this.arrive(ph, targetOf(c))) {
@@ -197,6 +212,7 @@ export class ShmCollectives {
       this.release(ph, targetOf(c));
     }
     if (!this.ready(call)) this.wait(call, true, seq, timeoutMs);
+    this.verify(call, 0, P);
     if (P === 2) for (let i = 0; i < n; i++) recv[i] = s0[i] + s1[i];
     else {
       const res = v[2 * P + ph];
@@ -246,6 +262,7 @@ export class ShmCollectives {
       default:
         copyBytes(this.u8, at, call.send, 0, block);
     }
+    this.sign(call);
     const t = targetOf(c);
     const shape = shapeOf(kind);
     if (shape === Shape.Everyone) {
@@ -285,6 +302,16 @@ export class ShmCollectives {
     const ph = call.c & 1;
     const me = this.rank;
     const P = this.size;
+    switch (shapeOf(kind)) {
+      case Shape.Everyone:
+        this.verify(call, 0, P);
+        break;
+      case Shape.Gathering:
+        if (me === root) this.verify(call, 0, P);
+        break;
+      default:
+        if (me !== root) this.verify(call, root, root + 1);
+    }
     const block = count * call.elementSize;
     const slot = (r: number): number => this.slotData[ph * P + r];
     switch (kind) {
@@ -347,6 +374,51 @@ export class ShmCollectives {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** Store this rank's call signature next to its slot (before the slot is published). */
+  private sign(call: Call): void {
+    const w = this.slotSeq[(call.c & 1) * this.size + this.rank];
+    const i32 = this.i32;
+    i32[w + SIG_META] = call.sig.meta;
+    i32[w + SIG_COUNT] = call.sig.count;
+    i32[w + SIG_ROOT] = call.sig.root;
+  }
+
+  /** Whether slot r of the call's phase carries another signature than the call's. */
+  private differs(call: Call, r: number): boolean {
+    const w = this.slotSeq[(call.c & 1) * this.size + r];
+    const i32 = this.i32;
+    const s = call.sig;
+    return i32[w + SIG_META] !== s.meta || i32[w + SIG_COUNT] !== s.count || i32[w + SIG_ROOT] !== s.root;
+  }
+
+  /**
+   * Compare the published slots [from, to) with the call's signature; on a mismatch
+   * mark the phase read (so no rank waits for this one) and throw MismatchError.
+   */
+  private verify(call: Call, from: number, to: number): void {
+    for (let r = from; r < to; r++) if (this.differs(call, r)) this.mismatch(call, r);
+  }
+
+  private mismatch(call: Call, r: number): never {
+    const w = this.slotSeq[(call.c & 1) * this.size + r];
+    const i32 = this.i32;
+    const theirs = describeSignature(i32[w + SIG_META], i32[w + SIG_COUNT], i32[w + SIG_ROOT]);
+    const mine = describeSignature(call.sig.meta, call.sig.count, call.sig.root);
+    this.done(call.c & 1, targetOf(call.c));
+    throw new MismatchError(
+      `${this.describe(call.seq, 0, Infinity).what}: rank ${r} called ${theirs} where rank ${this.rank} called ${mine}`,
+      'every rank must make the same collective calls in the same order with matching arguments (collective, count, datatype, op, root); set COLL_DEBUG=1 to check each call on all ranks',
+    );
+  }
+
+  /** While waiting: a slot of this call already published with another signature (a rank that made another call). */
+  private earlyMismatch(call: Call): void {
+    const i32 = this.i32;
+    const t = targetOf(call.c);
+    const base = (call.c & 1) * this.size;
+    for (let r = 0; r < this.size; r++) if (Atomics.load(i32, this.slotSeq[base + r]) === t && this.differs(call, r)) this.mismatch(call, r);
+  }
 
   /**
    * Everyone-shaped arrival: publish the slot word; with more than two ranks count
@@ -462,6 +534,7 @@ export class ShmCollectives {
       const ab = engine.ep.aborted();
       if (ab) throw new RankFailedError(ab.rank, ab.reason);
       if (now >= deadline) throw timeoutError(this.describe(seq, timeoutMs, deadline), this.missing(call, published));
+      if (published) this.earlyMismatch(call);
       // Parks on the doorbell (every write another rank may wait for rings it); the
       // progress engine keeps the rank's other traffic moving meanwhile.
       engine.parkUntil(Math.min(deadline - now, 20), ready);
@@ -497,7 +570,11 @@ class ShmTask implements Task {
       this.published = true;
     }
     if (!shm.ready(this.call)) return;
-    shm.finish(this.call);
+    try {
+      shm.finish(this.call);
+    } catch (e) {
+      this.error = e as Error;
+    }
     this.done = true;
   }
 

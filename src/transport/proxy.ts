@@ -165,7 +165,8 @@ export class NodeProxy {
     const node = this.c.nodeOf[dst];
     const base = {
       context: i32[w + W_CONTEXT],
-      space: (kw >> 8) as Space,
+      space: ((kw >> 8) & 0xff) as Space,
+      sig: kw >>> 16,
       tag: i32[w + W_TAG],
       src: i32[w + W_SRC],
       dst,
@@ -225,7 +226,7 @@ export class NodeProxy {
       if (at < 0) break;
       const w = at >> 2;
       const i32 = ring.i32;
-      i32[w + W_KIND] = KIND_INLINE | (h.space << 8);
+      i32[w + W_KIND] = KIND_INLINE | (h.space << 8) | (h.sig << 16);
       i32[w + W_CONTEXT] = h.context;
       i32[w + W_TAG] = h.tag;
       i32[w + W_SRC] = h.src;

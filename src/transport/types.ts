@@ -40,6 +40,12 @@ export interface MessageKey {
   readonly dst: number;
   /** k-th message of (context, tag, src, dst) in SPACE_COLL; ignored for matching otherwise. */
   readonly index: number;
+  /**
+   * 16-bit signature of the collective call (runtime/call-signature.ts); 0 or absent:
+   * not checked. Not used for matching: a message that matches a receive whose key
+   * carries another non-zero signature fails the receive with a MismatchError.
+   */
+  readonly sig?: number;
 }
 
 /** A byte range of the node's shared arena (see shm/arena.ts). */
@@ -110,6 +116,7 @@ export interface Endpoint {
 
 /** Header of a frame between nodes: a message key plus the chunk's place in the message. */
 export interface FrameHeader extends MessageKey {
+  readonly sig: number;
   /** Total bytes of the message. */
   readonly total: number;
   /** Byte offset of this frame's payload in the message. */

@@ -63,3 +63,15 @@ describe('the flat shared-memory path', () => {
     });
   }
 });
+
+describe('mismatched calls without debug mode', () => {
+  for (const [ranks, nodes] of [
+    [2, 1],
+    [3, 1],
+    [4, 2],
+  ] as const) {
+    it(`raise MismatchError (or time out where ranks only wait for each other), never return wrong data (${ranks} ranks, ${nodes} node(s))`, async () => {
+      expectPassed(await runJob('mismatch.ts', ranks, nodes), ranks);
+    });
+  }
+});

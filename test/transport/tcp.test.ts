@@ -9,7 +9,8 @@ import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from '../../src/transpo
 import { TcpDevice } from '../../src/transport/tcp/device.js';
 import { SPACE_COLL, type FrameHeader } from '../../src/transport/types.js';
 
-const header = (i: number, total: number): FrameHeader => ({ context: 3, space: SPACE_COLL, tag: 7, src: 0, dst: 1, index: i, total, offset: 0 });
+// Signatures use all 16 bits (the top one too) and survive the trip.
+const header = (i: number, total: number): FrameHeader => ({ context: 3, space: SPACE_COLL, sig: (i * 4099 + 0x8001) & 0xffff, tag: 7, src: 0, dst: 1, index: i, total, offset: 0 });
 
 describe('FrameParser', () => {
   it('reassembles frames split at every byte boundary', () => {

@@ -109,6 +109,8 @@ interface Unexpected {
   readonly tag: number;
   readonly src: number;
   readonly index: number;
+  /** Call signature (MessageKey.sig; 0 = none). */
+  readonly sig: number;
   readonly total: number;
   readonly order: number;
   /** Inline payload (assembled); undefined for zero-copy descriptors. */
@@ -192,7 +194,7 @@ export class ShmEndpoint implements Endpoint {
   private push(req: SendReq): boolean {
     const ring = this.outRings[req.hop] as Ring;
     const k = req.key;
-    const space = k.space << 8;
+    const space = (k.space << 8) | ((k.sig ?? 0) << 16);
     if (req.flag >= 0) {
       const len = ENTRY_HEADER_BYTES;
       const at = ring.reserve(len);
@@ -257,6 +259,7 @@ export class ShmEndpoint implements Endpoint {
       tag: key.tag,
       src: this.rank,
       index: key.index,
+      sig: key.sig ?? 0,
       total: data.byteLength,
       order: this.order++,
       data: data.slice(),
@@ -375,11 +378,22 @@ export class ShmEndpoint implements Endpoint {
     l.push(u);
   }
 
-  /** Check the size of a message against a receive; fails the receive when it does not fit. */
-  private admit(r: RecvReq, src: number, tag: number, total: number): boolean {
+  /** Check a message's size and call signature against a receive; fails the receive when they do not fit. */
+  private admit(r: RecvReq, src: number, tag: number, total: number, sig: number): boolean {
     r.source = src;
     r.tag = tag;
     r.total = total;
+    const mine = r.key.sig ?? 0;
+    if (mine !== 0 && sig !== 0 && sig !== mine) {
+      this.fail(
+        r,
+        new MismatchError(
+          `rank ${src}'s message for collective #${tag} on communicator ${r.key.context} comes from a different call than rank ${this.rank}'s (another collective, datatype, op, root, count or algorithm)`,
+          'every rank must make the same collective calls in the same order with matching arguments; set COLL_DEBUG=1 to see each rank\'s call',
+        ),
+      );
+      return false;
+    }
     if (total > r.dest.byteLength || (r.exact && total !== r.dest.byteLength)) {
       const where = `context ${r.key.context}, tag ${tag}${r.key.space === SPACE_COLL ? `, message ${r.key.index}` : ''}`;
       this.fail(
@@ -409,7 +423,7 @@ export class ShmEndpoint implements Endpoint {
   }
 
   private deliverUnexpected(r: RecvReq, u: Unexpected): void {
-    if (!this.admit(r, u.src, u.tag, u.total)) {
+    if (!this.admit(r, u.src, u.tag, u.total, u.sig)) {
       if (u.data === undefined) this.ack(u.flag);
       else if (u.received < u.total) (this.partial.get(u.src) as Partial).target = undefined;
       return;
@@ -487,16 +501,17 @@ export class ShmEndpoint implements Endpoint {
     const w = at >> 2;
     const kw = i32[w + W_KIND];
     const kind = kw & 0xff;
-    const space = (kw >> 8) as Space;
+    const space = ((kw >> 8) & 0xff) as Space;
+    const sig = kw >>> 16;
     const src = i32[w + W_SRC];
     const total = i32[w + W_TOTAL] >>> 0;
     if (kind === KIND_SHM) {
       const offset = i32[w + W_OFFSET] >>> 0;
       const flag = i32[w + W_FLAG];
-      const m = { context: i32[w + W_CONTEXT], space, tag: i32[w + W_TAG], src, index: i32[w + W_INDEX] };
+      const m = { context: i32[w + W_CONTEXT], space, tag: i32[w + W_TAG], src, index: i32[w + W_INDEX], sig };
       const r = this.findPosted(m);
       if (r) {
-        if (this.admit(r, src, m.tag, total)) this.deliverShm(r, offset, total, flag);
+        if (this.admit(r, src, m.tag, total, sig)) this.deliverShm(r, offset, total, flag);
         else this.ack(flag);
       } else {
         this.queueUnexpected({ ...m, total, order: this.order++, data: undefined, received: 0, shmOffset: offset, flag });
@@ -507,10 +522,10 @@ export class ShmEndpoint implements Endpoint {
     const chunkOffset = i32[w + W_OFFSET] >>> 0;
     const payload = at + ENTRY_HEADER_BYTES;
     if (chunkOffset === 0) {
-      const m = { context: i32[w + W_CONTEXT], space, tag: i32[w + W_TAG], src, index: i32[w + W_INDEX] };
+      const m = { context: i32[w + W_CONTEXT], space, tag: i32[w + W_TAG], src, index: i32[w + W_INDEX], sig };
       const r = this.findPosted(m);
       let target: RecvReq | Unexpected | undefined;
-      if (r) target = this.admit(r, src, m.tag, total) ? r : undefined;
+      if (r) target = this.admit(r, src, m.tag, total, sig) ? r : undefined;
       else {
         const u: Unexpected = { ...m, total, order: this.order++, data: new Uint8Array(total), received: 0, shmOffset: -1, flag: -1 };
         this.queueUnexpected(u);

@@ -14,7 +14,7 @@
 export const ENTRY_HEADER_BYTES = 40;
 
 /** Header words. */
-export const W_KIND = 0; // kind | space << 8
+export const W_KIND = 0; // kind | space << 8 | call signature << 16 (MessageKey.sig)
 export const W_CONTEXT = 1;
 export const W_TAG = 2;
 export const W_SRC = 3;

@@ -1,6 +1,7 @@
 /**
  * Frames on a node-to-node TCP connection: a 36-byte little-endian header
- * (payload length, space, context, tag, src, dst, index, total, offset) followed by
+ * (payload length, space | call signature << 16, context, tag, src, dst, index,
+ * total, offset) followed by
  * the payload. The parser turns a byte stream into frames without copying payloads
  * that arrive in one piece (the callback gets a view of the socket's chunk and must
  * copy what it keeps).
@@ -11,7 +12,7 @@ export const FRAME_HEADER_BYTES = 36;
 
 export function encodeHeader(h: FrameHeader, payloadBytes: number, out: Buffer, at = 0): void {
   out.writeUInt32LE(payloadBytes, at);
-  out.writeUInt32LE(h.space, at + 4);
+  out.writeUInt32LE((h.space | (h.sig << 16)) >>> 0, at + 4);
   out.writeInt32LE(h.context, at + 8);
   out.writeInt32LE(h.tag, at + 12);
   out.writeInt32LE(h.src, at + 16);
@@ -22,10 +23,12 @@ export function encodeHeader(h: FrameHeader, payloadBytes: number, out: Buffer, 
 }
 
 function decodeHeader(b: Buffer, at: number): { h: FrameHeader; bytes: number } {
+  const sw = b.readUInt32LE(at + 4);
   return {
     bytes: b.readUInt32LE(at),
     h: {
-      space: b.readUInt32LE(at + 4) as Space,
+      space: (sw & 0xffff) as Space,
+      sig: sw >>> 16,
       context: b.readInt32LE(at + 8),
       tag: b.readInt32LE(at + 12),
       src: b.readInt32LE(at + 16),
