@@ -16,6 +16,7 @@
 import { RankFailedError, TimeoutError } from '../core/errors.js';
 import type { ShmEndpoint } from '../transport/shm/endpoint.js';
 import type { NoiseInjector } from './noise.js';
+import { defaultYieldUs, osYield } from './os-yield.js';
 import type { Task } from './task.js';
 
 /** Longest single park, so deadlines and the abort flag are rechecked. */
@@ -59,6 +60,11 @@ export class Engine {
    * (0 when the job's threads outnumber the cores: hand the core over at once).
    */
   readonly quickPolls: number;
+  /**
+   * Microseconds a wait keeps polling with an OS yield between polls after its spin
+   * budget, before it parks (0 without the native helper; see os-yield.ts).
+   */
+  readonly yieldUs: number;
   private waits = 0;
   /** Consecutive waits that parked and outlasted the full budget. */
   private longParks = 0;
@@ -72,6 +78,7 @@ export class Engine {
     this.spinUs = spinUs;
     this.budgetUs = Math.round(spinUs);
     this.quickPolls = spinUs > 0 ? QUICK_POLLS : 0;
+    this.yieldUs = defaultYieldUs();
     this.noise = noise;
   }
 
@@ -138,7 +145,9 @@ export class Engine {
     let since = 0;
     let start = 0;
     let parked = false;
+    let yielding = false;
     const budget = spinUs ?? this.spinBudget();
+    const yieldUs = this.yieldUs;
     const noise = this.noise;
     while (!task.done) {
       if (noise !== undefined) noise.tick();
@@ -148,17 +157,25 @@ export class Engine {
       if (moved) {
         idle = 0;
         since = 0;
+        yielding = false;
         continue;
       }
-      if (!this.spinDone(++idle, since, budget)) {
+      if (yielding) (osYield as () => void)();
+      if (!this.spinDone(++idle, since, yielding ? budget + yieldUs : budget)) {
         if (since === 0 && idle >= SPIN_CHECK) {
           since = performance.now();
           if (start === 0) start = since;
         }
         continue;
       }
+      if (!yielding && yieldUs > 0) {
+        // Spin budget spent: keep polling, but give the core away between polls.
+        yielding = true;
+        continue;
+      }
       idle = 0;
       since = 0;
+      yielding = false;
       parked = true;
       const now = performance.now();
       this.check(task, info, now);

@@ -49,6 +49,7 @@ import { copyBytes } from '../transport/shm/endpoint.js';
 import { describeSignature, type CallSignature } from './call-signature.js';
 import { SHM_SLOT_BYTES } from './config.js';
 import { timeoutError, type Engine, type WaitInfo } from './engine.js';
+import { osYield } from './os-yield.js';
 import type { Task } from './task.js';
 
 const GEN = 0; // + phase * 16
@@ -509,38 +510,58 @@ export class ShmCollectives {
   }
 
   /**
-   * The long wait: the engine's adaptive spin budget (clock read every 64 polls,
-   * transport progress every 1024), then parking on the doorbell with deadline and
-   * abort checks. Times are doubles from the start and the budget an integer, so
-   * the optimised code is not thrown away when a wait first goes long.
+   * The long wait: rounds of poll() (the engine's adaptive spin budget, then polls
+   * with an OS yield between them for the engine's yield budget: os-yield.ts), each
+   * followed by the abort, deadline and mismatch checks and a park on the doorbell.
+   * The rare steps live here, the hot loop in poll(): an optimised poll() has type
+   * feedback for everything it runs, so the first park does not throw it away.
    */
   private waitLong(call: Call, published: boolean, seq: number, timeoutMs: number): void {
     const engine = this.engine;
-    const noise = engine.noise;
-    const budgetMs = engine.spinBudget() / 1000;
     const start = performance.now();
     const deadline = timeoutMs > 0 ? start + timeoutMs : Infinity;
-    const ready = (): boolean => this.check(call, published);
-    let since = start;
-    let spins = 0;
+    const spinMs = engine.spinBudget() / 1000;
+    const yieldMs = engine.yieldUs / 1000;
     let parked = false;
-    while (!ready()) {
-      if (noise !== undefined) noise.tick();
-      if ((++spins & 63) !== 0) continue;
-      if ((spins & 1023) === 0) engine.progress();
-      const now = performance.now();
-      if (now - since < budgetMs) continue;
+    while (!this.poll(call, published, parked ? 0 : spinMs, yieldMs)) {
       parked = true;
       const ab = engine.ep.aborted();
       if (ab) throw new RankFailedError(ab.rank, ab.reason);
+      const now = performance.now();
       if (now >= deadline) throw timeoutError(this.describe(seq, timeoutMs, deadline), this.missing(call, published));
       if (published) this.earlyMismatch(call);
       // Parks on the doorbell (every write another rank may wait for rings it); the
       // progress engine keeps the rank's other traffic moving meanwhile.
-      engine.parkUntil(Math.min(deadline - now, 20), ready);
-      since = performance.now();
+      engine.parkUntil(Math.min(deadline - now, 20), () => this.check(call, published));
     }
     engine.spinOutcome(parked, start);
+  }
+
+  /**
+   * Poll until the call can go on (true) or the budgets are spent (false): spinMs of
+   * plain polling, then yieldMs of polling with an OS yield between polls. The clock
+   * is read every 64 polls, the transport progressed every 1024.
+   */
+  private poll(call: Call, published: boolean, spinMs: number, yieldMs: number): boolean {
+    const engine = this.engine;
+    const noise = engine.noise;
+    const since = performance.now();
+    let limit = spinMs;
+    let yielding = false;
+    let spins = 0;
+    engine.progress(); // once up front too: feedback for the call before the loop is optimised
+    while (!this.check(call, published)) {
+      if (noise !== undefined) noise.tick();
+      if (yielding) (osYield as () => void)();
+      if ((++spins & 63) !== 0) continue;
+      if ((spins & 1023) === 0) engine.progress();
+      if (performance.now() - since < limit) continue;
+      if (yielding || yieldMs <= 0) return false;
+      // Spin budget spent: keep polling, but give the core away between polls.
+      yielding = true;
+      limit = spinMs + yieldMs;
+    }
+    return true;
   }
 }
 

@@ -125,6 +125,9 @@ interface Partial {
   target: RecvReq | Unexpected | undefined; // undefined = discard (failed receive)
 }
 
+/** Calls that make V8 allocate and fill a function's type feedback (its default threshold is 8). */
+const PRIME_CALLS = 32;
+
 export class ShmEndpoint implements Endpoint {
   readonly rank: number;
   private readonly i32: Int32Array;
@@ -170,6 +173,13 @@ export class ShmEndpoint implements Endpoint {
     for (let f = L.flagsPerEndpoint - 1; f >= 0; f--) this.freeFlags.push(base + f);
     this.bell = L.bellIndex(this.me);
     this.sleep = L.sleepIndex(this.me);
+    // Take the wake-up branch a few times (ringing our own bell) so that callers
+    // optimised before any peer ever slept have type feedback for it: otherwise the
+    // first wake-up of a sleeping peer throws their optimised code away
+    // (docs/benchmarks.md). V8 allocates a function's feedback only after several calls.
+    Atomics.add(this.i32, this.sleep, 1);
+    for (let i = 0; i < PRIME_CALLS; i++) this.wakeRank(this.rank);
+    Atomics.sub(this.i32, this.sleep, 1);
   }
 
   // ------------------------------------------------------------------ sends

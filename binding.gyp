@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "os_yield",
+      "sources": ["native/os-yield.c"]
+    }
+  ]
+}
