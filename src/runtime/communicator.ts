@@ -219,7 +219,7 @@ export class Communicator {
   private readonly nodePlans = new Map<string, NodePlan>();
 
   /** @internal Use init(), split() or dup(). */
-  constructor(rt: RankRuntime, context: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, shmOffset: number) {
+  constructor(rt: RankRuntime, context: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, shmOffset: number, shmSlotBytes?: number) {
     this.rt = rt;
     this.context = context;
     this.worldOf = worldOf;
@@ -241,7 +241,7 @@ export class Communicator {
     this.localSize = mine.length;
     this.shm =
       shmOffset >= 0
-        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (seq, timeoutMs, deadline) => new CallInfo('collective', seq, this, timeoutMs, deadline, this.worldOf))
+        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (seq, timeoutMs, deadline) => new CallInfo('collective', seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes)
         : undefined;
   }
 
@@ -311,7 +311,7 @@ export class Communicator {
       const ctor = (sendbuf as ArrayBufferView).constructor;
       const out = recvbuf ?? sendbuf;
       const n = (sendbuf as unknown as NumberArray).length;
-      if (NUMBER_ARRAYS.has(ctor) && out.constructor === ctor && n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT <= ShmCollectives.limit && (out as unknown as NumberArray).length >= n) {
+      if (NUMBER_ARRAYS.has(ctor) && out.constructor === ctor && n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT <= shm.limit && (out as unknown as NumberArray).length >= n) {
         const seq = this.seq;
         this.seq = (seq + 1) & 0x3fffffff;
         let sig = this.laneSig;
@@ -673,7 +673,7 @@ export class Communicator {
     const key = planKey(shape);
     let plan = this.plans.get(key);
     if (!plan) {
-      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shm: this.shm !== undefined }, shape);
+      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0 }, shape);
       const simd = this.rt.simd;
       if (simd && plan.kernel && shape.op?.name === 'sum') plan = { ...plan, kernel: simd.arenaSum(shape.type, plan.kernel) };
       if (this.plans.size >= MAX_PLANS) {

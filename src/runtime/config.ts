@@ -36,8 +36,18 @@ export interface JobSpec {
   readonly workerLoader: string | undefined;
 }
 
-/** Bytes of the flat shared-memory collective block of a communicator with `size` ranks. */
+/**
+ * Slot size of the flat shared-memory collective block (shm-collectives.ts) of
+ * communicators made by split and dup: calls whose per-rank slot write fits take the
+ * flat path. Each such communicator keeps (2·size + 2) slots of the node arena.
+ */
 export const SHM_SLOT_BYTES = 4096;
+/**
+ * Slot size of the world communicator's block (one-node jobs; reserved once at the
+ * start of the arena): up to 64 KiB per rank the flat path beats the schedules, whose
+ * first calls at a new size also pay for compiling and planning (docs/benchmarks.md).
+ */
+export const WORLD_SHM_SLOT_BYTES = 65536;
 
 export interface NodeSpec extends JobSpec {
   readonly node: number;

@@ -14,7 +14,7 @@
 import { workerData } from 'node:worker_threads';
 import { ArgumentError } from '../core/errors.js';
 import { Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
-import { WORKER_KEY, type RankSpec } from './config.js';
+import { WORKER_KEY, WORLD_SHM_SLOT_BYTES, type RankSpec } from './config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 
 export interface InitOptions {
@@ -80,7 +80,7 @@ export function init(o: InitOptions = {}): Communicator {
     warmup: o.warmup ?? envFlag('COLL_WARMUP') ?? true,
   };
   const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);
-  const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset);
+  const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset, WORLD_SHM_SLOT_BYTES);
   const mode = o.mode ?? envMode();
   if (mode !== undefined && mode !== 'host') world.setMode(mode);
   holder[WORLD] = world;

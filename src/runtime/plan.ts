@@ -60,8 +60,8 @@ export interface PlanTarget {
   readonly rank: number;
   readonly size: number;
   readonly topology: Topology;
-  /** Whether the communicator has a flat shared-memory block. */
-  readonly shm: boolean;
+  /** Slot size of the communicator's flat shared-memory block (0: none). */
+  readonly shmLimit: number;
 }
 
 export function planKey(c: CallShape): string {
@@ -77,7 +77,7 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
       'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })',
     );
   }
-  if (t.shm && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= ShmCollectives.limit) {
+  if (t.shmLimit > 0 && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit) {
     const algorithm = `${c.kind}/shm_flat`;
     return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }

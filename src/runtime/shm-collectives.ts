@@ -2,7 +2,8 @@
  * Flat shared-memory collectives: the small-message path of a communicator whose
  * ranks all live on one node (hand-tuned; not a catalogue schedule). Every
  * collective, blocking and nonblocking, when one rank's contribution fits a slot
- * (SHM_SLOT_BYTES) and no algorithm is named.
+ * (the block's slot size: WORLD_SHM_SLOT_BYTES for the world, SHM_SLOT_BYTES for
+ * communicators made by split and dup) and no algorithm is named.
  *
  * A call c uses phase p = c mod 2: rank r writes its contribution into slot [p][r]
  * of the communicator's block in the node arena and publishes the call's target
@@ -40,7 +41,7 @@
  * Block layout (int32 words from the block's start): GEN[p] @0/@16, COUNTER[p]
  * @32/@48, per rank a line @64+16r (DONE[p] @+0/@+1); then 2·P slots (word 0: target,
  * words 1–3: signature meta, count, root; data from byte 16) and 2 result areas, each
- * SHM_SLOT_BYTES + 64 bytes apart.
+ * slot size + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
 import { MismatchError, RankFailedError } from '../core/errors.js';
@@ -59,7 +60,6 @@ const SIG_META = 1; // slot words after the target
 const SIG_COUNT = 2;
 const SIG_ROOT = 3;
 const DATA = 16;
-const STRIDE = SHM_SLOT_BYTES + 64;
 
 /** Typed arrays of non-BigInt scalar types. */
 export type NumberArray = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
@@ -89,8 +89,8 @@ function headerBytes(size: number): number {
   return (RANKS + size * 16) * 4;
 }
 
-export function shmBlockBytes(size: number): number {
-  return headerBytes(size) + (2 * size + 2) * STRIDE;
+export function shmBlockBytes(size: number, slotBytes: number = SHM_SLOT_BYTES): number {
+  return headerBytes(size) + (2 * size + 2) * (slotBytes + 64);
 }
 
 /** Builds the wait description when a call has to report a timeout. */
@@ -114,8 +114,6 @@ interface Call {
 }
 
 export class ShmCollectives {
-  /** Largest slot write of one rank in bytes (see slotBytes). */
-  static readonly limit = SHM_SLOT_BYTES;
 
   /** Bytes one rank writes into its slot: all P blocks for scatter (root), alltoall and reduce_scatter, else one. */
   static slotBytes(kind: CollectiveKind, count: number, elementSize: number, size: number): number {
@@ -123,6 +121,8 @@ export class ShmCollectives {
     return kind === 'scatter' || kind === 'alltoall' || kind === 'reduce_scatter' ? count * elementSize * size : count * elementSize;
   }
 
+  /** Largest slot write of one rank in bytes (the block's slot size; see slotBytes). */
+  readonly limit: number;
   private readonly i32: Int32Array;
   private readonly u8: Uint8Array;
   private readonly base: number;
@@ -145,7 +145,10 @@ export class ShmCollectives {
     private readonly worldOf: Int32Array,
     private readonly engine: Engine,
     private readonly describe: DescribeCall,
+    slotBytes: number = SHM_SLOT_BYTES,
   ) {
+    this.limit = slotBytes;
+    const stride = slotBytes + 64;
     this.u8 = new Uint8Array(arena);
     this.i32 = new Int32Array(arena);
     this.base = offset >> 2;
@@ -154,13 +157,13 @@ export class ShmCollectives {
     this.slotSeq = new Int32Array(2 * size);
     this.slotView = [];
     for (let i = 0; i < 2 * size; i++) {
-      const at = slots + i * STRIDE;
+      const at = slots + i * stride;
       this.slotSeq[i] = at >> 2;
       this.slotData[i] = at + DATA;
-      this.slotView.push(new Uint8Array(arena, at + DATA, SHM_SLOT_BYTES));
+      this.slotView.push(new Uint8Array(arena, at + DATA, slotBytes));
     }
-    const results = slots + 2 * size * STRIDE;
-    this.resultView = [0, 1].map((p) => new Uint8Array(arena, results + p * STRIDE, SHM_SLOT_BYTES));
+    const results = slots + 2 * size * stride;
+    this.resultView = [0, 1].map((p) => new Uint8Array(arena, results + p * stride, slotBytes));
   }
 
   /**
@@ -481,7 +484,7 @@ export class ShmCollectives {
     if (this.typedCtor === ctor) return this.typedViews;
     let views = this.typedCache.get(ctor);
     if (!views) {
-      views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, SHM_SLOT_BYTES / ctor.BYTES_PER_ELEMENT));
+      views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, this.limit / ctor.BYTES_PER_ELEMENT));
       this.typedCache.set(ctor, views);
     }
     this.typedCtor = ctor;
@@ -605,6 +608,6 @@ class ShmTask implements Task {
 }
 
 /** Clear a freshly allocated block (the allocating rank does this before publishing the offset). */
-export function initShmBlock(arena: SharedArrayBuffer, offset: number, size: number): void {
-  new Uint8Array(arena, offset, shmBlockBytes(size)).fill(0);
+export function initShmBlock(arena: SharedArrayBuffer, offset: number, size: number, slotBytes: number = SHM_SLOT_BYTES): void {
+  new Uint8Array(arena, offset, shmBlockBytes(size, slotBytes)).fill(0);
 }

@@ -52,7 +52,7 @@ describe('selectAlgorithm', () => {
 });
 
 describe('makePlan', () => {
-  const target = (size: number, shm: boolean) => ({ rank: 0, size, topology: flatTopology(size), shm });
+  const target = (size: number, shm: boolean, slot = 4096) => ({ rank: 0, size, topology: flatTopology(size), shmLimit: shm ? slot : 0 });
   const shape = { kind: 'allreduce' as const, count: 4, type: datatype('float64'), op: op('sum'), root: 0, algorithm: undefined, params: undefined, reproducible: false, blocking: true, topology: undefined };
   it('takes the shared-memory path for small calls on one node only, blocking or not, when one rank writes at most a slot', () => {
     expect(makePlan(target(4, true), shape).shm).toBe(true);
@@ -67,6 +67,11 @@ describe('makePlan', () => {
     expect(makePlan(target(4, true), { ...shape, kind: 'gather', count: 513 }).shm).toBe(false);
     expect(makePlan(target(4, false), shape).shm).toBe(false);
     expect(makePlan(target(4, true), { ...shape, algorithm: 'ring' }).algorithm).toBe('allreduce/ring');
+    // The world's 64 KiB slots: 8192 float64 per rank, alltoall 2048 per block at 4 ranks.
+    expect(makePlan(target(4, true, 65536), { ...shape, count: 8192 }).shm).toBe(true);
+    expect(makePlan(target(4, true, 65536), { ...shape, count: 8193 }).shm).toBe(false);
+    expect(makePlan(target(4, true, 65536), { ...shape, kind: 'alltoall', count: 2048 }).shm).toBe(true);
+    expect(makePlan(target(4, true, 65536), { ...shape, kind: 'alltoall', count: 2049 }).shm).toBe(false);
   });
   it('reproducible mode uses the rank-order schedules and refuses a named algorithm', () => {
     expect(makePlan(target(4, false), { ...shape, reproducible: true }).algorithm).toBe('allreduce/reproducible');

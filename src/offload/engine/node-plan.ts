@@ -152,7 +152,7 @@ export function makeNodePlan(c: CommNodes, me: number, shape: NodeCallShape, job
     const plan = (rank: number): Plan => {
       try {
         return makePlan(
-          { rank, size: n, topology: flatTopology(n), shm: false },
+          { rank, size: n, topology: flatTopology(n), shmLimit: 0 },
           { kind: shape.kind, count: interCount, type: shape.type, op: shape.op, root: rootNode, algorithm, params, reproducible: false, blocking: false, topology: undefined },
         );
       } catch (e) {
