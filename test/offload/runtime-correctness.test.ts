@@ -54,3 +54,15 @@ describe.concurrent('host, offload and intermediate calls interleaved on one com
     expectPassed(await runJob('intermediate-order.ts', { ranks: 3, nodes: 2, args: [markerDir()] }), 3, 2);
   });
 });
+
+describe.concurrent('offloaded reductions fold into the right buffers', () => {
+  for (const [ranks, nodes] of [
+    [4, 1],
+    [5, 1],
+    [5, 2],
+  ] as const) {
+    it(`in place and not, every root, world and reversed split (${ranks} ranks, ${nodes} node(s))`, { timeout: 120_000 }, async () => {
+      expectPassed(await runJob('aliasing.ts', { ranks, nodes }), ranks, 100);
+    });
+  }
+});

@@ -135,8 +135,14 @@ export class NodeOp implements Task {
         if (ms.length === 1 && !single && !overlaps(ms[0].send, ms[0].recv)) this.input = ms[0].send;
         else {
           // Fold the node's members in rank order (into the output directly on a one-node communicator).
+          // The fold writes acc while it still reads the members' send buffers: acc may be
+          // a receive buffer only if every send buffer overlapping it is read before the
+          // first write, i.e. is exactly member 0's or 1's (the first kernel call reads each
+          // element before writing it) — an in-place root at position 2 or more is not.
           const rootHere = kind === 'reduce' ? ms.find((m) => m.rank === root) : ms[0];
-          const acc = single && rootHere !== undefined && !ms.some((m) => m !== rootHere && overlaps(m.send, rootHere.recv)) ? rootHere.recv : this.scratch(bytes);
+          const recv = rootHere?.recv;
+          const direct = single && recv !== undefined && ms.every((m, i) => !overlaps(m.send, recv) || (i < 2 && sameRegion(m.send, recv)));
+          const acc = direct ? recv : this.scratch(bytes);
           if (ms.length === 1) acc.set(ms[0].send);
           else {
             kernel(acc, ms[0].send, ms[1].send, count);
@@ -228,4 +234,9 @@ export class NodeOp implements Task {
         return;
     }
   }
+}
+
+/** Whether two views are the same bytes of the same buffer. */
+function sameRegion(a: Uint8Array, b: Uint8Array): boolean {
+  return a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.byteLength === b.byteLength;
 }
