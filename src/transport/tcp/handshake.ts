@@ -23,14 +23,21 @@ const AUTH_BYTES = 56;
 const MAC_BYTES = 32;
 const MAX_PREAUTH = 4096;
 
-/** Reads exact byte counts from a socket during the handshake. */
+/**
+ * Reads exact byte counts from a socket during the handshake. At most MAX_PREAUTH
+ * bytes may wait beyond the message being read, except after the side's last
+ * handshake message: what follows it is the peer's first frames (a node with traffic
+ * for the peer that just connected sends it at once), handed to the framing layer by
+ * detach(), never counted as unauthenticated data.
+ */
 class Reader {
   private buf: Buffer = Buffer.alloc(0);
-  private waiting: { n: number; resolve: (b: Buffer) => void; reject: (e: Error) => void } | undefined;
+  private waiting: { n: number; final: boolean; resolve: (b: Buffer) => void; reject: (e: Error) => void } | undefined;
   private failed: Error | undefined;
   private readonly onData = (d: Buffer): void => {
     this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
-    if (this.buf.length > MAX_PREAUTH) this.fail(new TransportError('too much data before authentication'));
+    const w = this.waiting;
+    if (!(w?.final && this.buf.length >= w.n) && this.buf.length > MAX_PREAUTH) this.fail(new TransportError('too much data before authentication'));
     this.pump();
   };
   private readonly onEnd = (): void => this.fail(new TransportError('connection closed during the handshake'));
@@ -42,10 +49,11 @@ class Reader {
     socket.on('error', this.onError);
   }
 
-  read(n: number): Promise<Buffer> {
+  /** The next n bytes; `final`: the last handshake message, after which frames may follow. */
+  read(n: number, final = false): Promise<Buffer> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
-      this.waiting = { n, resolve, reject };
+      this.waiting = { n, final, resolve, reject };
       this.pump();
     });
   }
@@ -133,7 +141,7 @@ export function connectHandshake(socket: Socket, secret: Buffer, self: number, p
     nonceC.copy(auth, 8);
     mac(secret, 'c', nonceS, nonceC, self, peer).copy(auth, 24);
     socket.write(auth);
-    const answer = await reader.read(MAC_BYTES);
+    const answer = await reader.read(MAC_BYTES, true);
     if (!timingSafeEqual(answer, mac(secret, 's', nonceS, nonceC, self, peer))) {
       throw new TransportError(`node ${peer} failed authentication (wrong job secret)`);
     }
