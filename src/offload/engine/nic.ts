@@ -118,7 +118,7 @@ interface Waiter {
 export class NicPort {
   private readonly mux: FrameMux;
   private readonly channels = new Map<string, number>();
-  private barrier: { p: NicBarrier; waiting: Waiter[] } | undefined;
+  private barrier: NicBarrierQueue | undefined;
   private readonly bcasts = new Map<string, { p: TreeBroadcast; waiting: Waiter[]; arrived: Uint8Array[] }>();
   private readonly allgathers = new Map<string, { p: NicAllgather; waiting: Waiter[] }>();
 
@@ -140,12 +140,10 @@ export class NicPort {
   }
 
   /** Open every instance a call of this shape needs (so early packets have a home). */
-  private barrierOf(c: NicChoice): { p: NicBarrier; waiting: Waiter[] } {
-    if (!this.barrier) {
-      const waiting: Waiter[] = [];
-      const p = this.mux.open(this.channel(`barrier:${c.name}`), barrierCodec, (env) => new NicBarrier(env, { algorithm: c.name as BarrierAlgorithm, timeout: c.timeoutUs, onComplete: () => waiting.shift()?.finish() }));
-      this.barrier = { p, waiting };
-    }
+  private barrierOf(c: NicChoice): NicBarrierQueue {
+    this.barrier ??= new NicBarrierQueue((onComplete) =>
+      this.mux.open(this.channel(`barrier:${c.name}`), barrierCodec, (env) => new NicBarrier(env, { algorithm: c.name as BarrierAlgorithm, timeout: c.timeoutUs, onComplete })),
+    );
     return this.barrier;
   }
 
@@ -206,9 +204,9 @@ export class NicPort {
     t.starter = () => {
       switch (c.kind) {
         case 'barrier': {
-          const b = this.barrierOf(c);
-          b.waiting.push(w);
-          b.p.enter();
+          // The protocol runs one barrier at a time per node (its records assume it);
+          // barriers posted while one is in progress wait their turn, in call order.
+          this.barrierOf(c).post(w);
           return;
         }
         case 'bcast': {
@@ -232,6 +230,44 @@ export class NicPort {
       }
     };
     return t;
+  }
+}
+
+/**
+ * A node's NIC barrier and the calls waiting for it. The protocol runs one barrier at
+ * a time per node (its records assume it), so barriers posted while one is in
+ * progress (outstanding nonblocking calls) are entered one after another, in order.
+ */
+class NicBarrierQueue {
+  private readonly p: NicBarrier;
+  private readonly waiting: Waiter[] = [];
+  /** A barrier has been entered and has not completed. */
+  private active = false;
+  /** Barriers posted while one was active. */
+  private backlog = 0;
+
+  constructor(open: (onComplete: () => void) => NicBarrier) {
+    this.p = open(() => this.completed());
+  }
+
+  post(w: Waiter): void {
+    this.waiting.push(w);
+    if (this.active) this.backlog++;
+    else this.enter();
+  }
+
+  private enter(): void {
+    this.active = true; // before enter(): it completes synchronously when nothing is awaited
+    this.p.enter();
+  }
+
+  private completed(): void {
+    this.active = false;
+    this.waiting.shift()?.finish();
+    if (this.backlog > 0) {
+      this.backlog--;
+      this.enter();
+    }
   }
 }
 

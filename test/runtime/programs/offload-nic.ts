@@ -31,6 +31,29 @@ for (let it = 0; it < rounds; it++) {
     report.ok(out.every((v, i) => v === (i % 2 === 0 ? i / 2 : it)), `allgather ${alg} round ${it}: ${Array.from(out).join(',')}`);
   }
 }
+// Several outstanding nonblocking calls per protocol, completed in reverse order.
+for (const alg of nicAlgorithms('barrier')) {
+  const reqs = [0, 1, 2, 3].map(() => w.ibarrier({ mode: 'offload', algorithm: alg }));
+  for (const r of reqs.reverse()) await r;
+  report.ok(true, `outstanding barriers ${alg}`);
+}
+for (const alg of nicAlgorithms('bcast')) {
+  const bufs = [0, 1, 2].map((k) => {
+    const b = new Int32Array(700);
+    if (w.rank === 0) b.forEach((_, i) => (b[i] = i + 100 * k));
+    return b;
+  });
+  const reqs = bufs.map((b) => w.ibcast(b, { mode: 'offload', algorithm: alg, params: { mtu: 1024 } }));
+  for (const r of [...reqs].reverse()) await r;
+  bufs.forEach((b, k) => report.ok(b.every((v, i) => v === i + 100 * k), `outstanding bcast ${alg} #${k}`));
+}
+for (const alg of nicAlgorithms('allgather')) {
+  if (alg === 'nic:recursive_doubling' && (nodes & (nodes - 1)) !== 0) continue;
+  const outs = [0, 1, 2].map(() => new Float64Array(w.size));
+  const reqs = outs.map((o, k) => w.iallgather(Float64Array.of(w.rank * 10 + k), o, { mode: 'offload', algorithm: alg }));
+  for (const r of [...reqs].reverse()) await r;
+  outs.forEach((o, k) => report.ok(o.every((v, i) => v === i * 10 + k), `outstanding allgather ${alg} #${k}: ${Array.from(o).join(',')}`));
+}
 await report.throws('UnknownAlgorithmError', "'nic:nope'", 'unknown nic barrier', () => w.barrier({ mode: 'offload', algorithm: 'nic:nope' }));
 await report.throws('UnknownAlgorithmError', "'nic:binomial' for allreduce", 'nic allreduce', () => w.allreduce(new Float64Array(1), null, { mode: 'offload', algorithm: 'nic:binomial' }));
 await report.throws('RestrictionError', 'offload mode', 'nic in intermediate mode', () => w.bcast(new Float64Array(1), { mode: 'intermediate', algorithm: 'nic:binomial' }));
