@@ -729,15 +729,18 @@ export class Communicator {
       }
     }
     const seq = this.seq;
-    this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
     const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
     if (plan.shm && blocking && !debug) {
       // The latency-critical path: no clock reads or allocations unless the call has to wait long.
+      this.seq = (seq + 1) & 0x3fffffff;
       (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
       return result();
     }
     const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+    // Debug mode agrees before the sequence number moves: how far a call moves it depends
+    // on its path (plan phases, offloaded or not), which mismatching ranks disagree on.
     if (debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
+    this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
     if (plan.shm) {
       const shm = this.shm as ShmCollectives;
       if (blocking) {
@@ -785,6 +788,12 @@ export class Communicator {
     const slot = client.slot(this.context, this.worldOf, this.rank);
     const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
     const debug = o?.debug ?? this.defaults.debug;
+    if (debug) {
+      // Agree before anything moves the sequence number (see collective()).
+      const at = this.seq;
+      const check = new CallInfo(`${kind} (${mode})`, at, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+      this.agree(at, `${signature(kind, count, type, op, root, o, blocking, reproducible)} mode=${mode}`, check);
+    }
     if (mode === 'intermediate' && this.nodeComm === undefined) {
       // Host roles combine within the node over a per-node communicator (collective: every rank creates it here).
       this.nodeComm = this.split(this.nodeRank, this.rank) as Communicator;
@@ -792,7 +801,6 @@ export class Communicator {
     const seq = this.seq;
     this.seq = (seq + 2) & 0x3fffffff; // the inter-node plan has at most two phases
     const info = new CallInfo(`${kind} (${mode})`, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs + ENGINE_GRACE_MS : Infinity, this.worldOf);
-    if (debug) this.agree(seq, `${signature(kind, count, type, op, root, o, blocking, reproducible)} mode=${mode}`, info);
     let task: Task | undefined;
     if (mode === 'intermediate') task = this.hostRoleTask(plan, kind, send, recv, inPlace, count, type, op, root, seq);
     task ??= client.task(
@@ -1016,6 +1024,9 @@ export class Communicator {
       verdict = new TextDecoder().decode(buf.subarray(0, (recv.op as RecvOp).bytes));
     }
     if (verdict) {
+      // Every rank got the same verdict: resynchronise the sequence number identically,
+      // whatever path each rank's call would have taken, so the communicator stays usable.
+      this.seq = (seq + 1) & 0x3fffffff;
       throw new MismatchError(verdict, 'every rank must call the same collectives in the same order with the same count, datatype, op and root');
     }
   }

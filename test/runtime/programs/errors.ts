@@ -56,6 +56,20 @@ await report.throws('MismatchError', 'datatype=', 'datatype mismatch', () =>
 );
 const ok = dbg.allreduce(Float64Array.from([1]), null, { debug: true });
 report.ok(ok[0] === P, 'communicator usable after a mismatch');
+// Mismatches between paths that move the sequence number differently (offloaded vs host,
+// one flat-path call vs a two-phase schedule): afterwards every mode still works.
+await report.throws('MismatchError', 'mode=offload', 'offload vs host mismatch', () => dbg.allreduce(new Float64Array(2), null, { debug: true, mode: me === 1 ? 'offload' : 'host' }));
+await report.throws('MismatchError', 'ranks disagree', 'intermediate vs host mismatch', () => dbg.bcast(new Float64Array(2), { debug: true, mode: me === 0 ? 'intermediate' : 'host' }));
+await report.throws('MismatchError', 'count=', 'flat vs schedule count mismatch', () => dbg.allreduce(new Float64Array(me === 0 ? 100_000 : 2), null, { debug: true }));
+for (const mode of ['host', 'offload', 'intermediate'] as const) {
+  for (const debug of [true, false]) {
+    const x = dbg.allreduce(Float64Array.of(me + 1), null, { mode, debug });
+    report.ok(x[0] === (P * (P + 1)) / 2, `${mode} allreduce after the mismatches (debug ${debug}): ${x[0]}`);
+    const b = Float64Array.of(me === 1 ? 42 : 0);
+    dbg.bcast(b, { mode, root: 1, debug });
+    report.ok(b[0] === 42, `${mode} bcast after the mismatches (debug ${debug}): ${b[0]}`);
+  }
+}
 
 // Timeouts name the missing ranks. Rank 0 calls alone on communicators the others never use.
 function timeoutCheck(name: string, comm: Communicator, fn: () => unknown, expectMissing: (m: readonly number[]) => boolean): Promise<void> {
