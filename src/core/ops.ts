@@ -6,7 +6,9 @@
  * Built-ins follow MPI: arithmetic on every scalar type, logical and bitwise on
  * integers only, MINLOC/MAXLOC on the value+index pair types (ties pick the
  * smaller index). `noop` does no computation (seed 000 uses it as a lower bound on
- * latency): out takes a's contents, so the result is some rank's vector.
+ * latency): out takes a's contents, so each element of the result is that element of
+ * some rank's vector — not necessarily the same rank for every element (a ring
+ * allreduce reduces each block in another order) — and identical on every rank.
  */
 import { datatype, type Datatype, type DatatypeName, type TypedArray } from './datatypes.js';
 import { OpError } from './errors.js';

@@ -34,7 +34,7 @@ function randomInputs(P: number, count: number, seed: number): Uint8Array[] {
   });
 }
 
-function run(spec: AlgorithmSpec, P: number, count: number, topology: Topology | undefined, inputs: Uint8Array[], root = 0): Uint8Array[] | undefined {
+function run(spec: AlgorithmSpec, P: number, count: number, topology: Topology | undefined, inputs: Uint8Array[], root = 0, op = 'sum'): Uint8Array[] | undefined {
   const o = { size: P, count, root, elementSize: 8, topology };
   try {
     checkRestrictions(spec, o);
@@ -42,7 +42,7 @@ function run(spec: AlgorithmSpec, P: number, count: number, topology: Topology |
     return undefined;
   }
   const schedule = Array.from({ length: P }, (_, r) => generateRankSchedule(spec, r, o));
-  return executeSchedule(schedule, { datatype: 'float64', op: 'sum', inputs }).outputs;
+  return executeSchedule(schedule, { datatype: 'float64', op, inputs }).outputs;
 }
 
 describe('rank-consistent allreduce algorithms', () => {
@@ -85,5 +85,38 @@ describe('reproducible schedules', () => {
         }
       }
     });
+  }
+});
+
+describe("noop: per element, some rank's value", () => {
+  // Rank r's element i is r·10^6 + i, so every result element names the rank it came from.
+  const inputs = (P: number, count: number): Uint8Array[] => Array.from({ length: P }, (_, r) => new Uint8Array(Float64Array.from({ length: count }, (_, i) => r * 1e6 + i).buffer));
+  const fromSomeRank = (out: Uint8Array, P: number, count: number): boolean => {
+    const v = new Float64Array(out.buffer, out.byteOffset, count);
+    return v.every((x, i) => Number.isInteger((x - i) / 1e6) && (x - i) / 1e6 >= 0 && (x - i) / 1e6 < P);
+  };
+  for (const collective of ['allreduce', 'reduce'] as const) {
+    for (const spec of listAlgorithms(collective)) {
+      it(`${collective}/${spec.name}`, () => {
+        let ran = 0;
+        for (const P of [2, 3, 4, 5, 8]) {
+          for (const count of [1, 7, 64]) {
+            for (const topology of topologies(spec, P)) {
+              const root = collective === 'reduce' ? P - 1 : 0;
+              const out = run(spec, P, count, topology, inputs(P, count), root, 'noop');
+              if (!out) continue;
+              ran++;
+              const ranks = collective === 'reduce' ? [root] : Array.from({ length: P }, (_, r) => r);
+              for (const r of ranks) expect(fromSomeRank(out[r], P, count), `${spec.name} P=${P} count=${count} rank ${r}`).toBe(true);
+              // Trusted algorithms leave identical bytes on every rank; the runtime appends a broadcast to the others.
+              if (collective === 'allreduce' && RANK_CONSISTENT_ALLREDUCE.has(spec.name)) {
+                for (const r of ranks) expect(Buffer.from(out[r]).equals(Buffer.from(out[0])), `${spec.name} P=${P} count=${count} rank ${r}`).toBe(true);
+              }
+            }
+          }
+        }
+        expect(ran).toBeGreaterThan(0);
+      });
+    }
   }
 });
