@@ -20,6 +20,7 @@ export {
   ANY_SOURCE,
   ANY_TAG,
   type CallOptions,
+  type SplitOptions,
   type CollectiveOptions,
   type ReductionOptions,
   type RootOptions,

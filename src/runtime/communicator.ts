@@ -44,6 +44,12 @@ import { COUNTER_WORDS } from '../offload/engine/spec.js';
 export const ANY_SOURCE = -1;
 export const ANY_TAG = -1;
 
+/** Options of split and dup. */
+export interface SplitOptions {
+  /** Give up the exchange and set-up after this many milliseconds (TimeoutError); default: the communicator's. */
+  timeoutMs?: number;
+}
+
 export interface CallOptions {
   /** Give up after this many milliseconds (TimeoutError naming the missing ranks); 0 = never. */
   timeoutMs?: number;
@@ -158,14 +164,16 @@ const CONTEXT_COUNTER_LIMIT = 1 << 19;
 class CallInfo implements WaitInfo {
   constructor(
     private readonly kind: string,
+    /** Collective sequence number; −1 for point-to-point calls (`kind` then says whom and which tag). */
     private readonly seq: number,
     private readonly comm: Communicator,
     readonly timeoutMs: number,
     readonly deadline: number,
     readonly worldOf: Int32Array,
+    readonly hint?: string,
   ) {}
   get what(): string {
-    return `${this.kind} #${this.seq} on communicator ${this.comm.context} (${this.comm.size} ranks, this is rank ${this.comm.rank})`;
+    return `${this.kind}${this.seq >= 0 ? ` #${this.seq}` : ''} on communicator ${this.comm.context} (${this.comm.size} ranks, this is rank ${this.comm.rank})`;
   }
 }
 
@@ -241,7 +249,7 @@ export class Communicator {
     this.localSize = mine.length;
     this.shm =
       shmOffset >= 0
-        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (seq, timeoutMs, deadline) => new CallInfo('collective', seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes)
+        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes)
         : undefined;
   }
 
@@ -319,7 +327,7 @@ export class Communicator {
           sig = this.laneSig = callSignature('allreduce', n, datatypeOf(sendbuf as ArrayBufferView), SUM, 0);
           this.laneCtor = ctor;
         }
-        shm.allreduceSum(sendbuf as unknown as NumberArray, out as unknown as NumberArray, n, ctor as NumberArrayConstructor, sig, seq, o?.timeoutMs ?? this.defaults.timeoutMs);
+        shm.allreduceSum(sendbuf as unknown as NumberArray, out as unknown as NumberArray, n, ctor as NumberArrayConstructor, sig, seq, timeoutOf(o, this.defaults.timeoutMs));
         return out;
       }
     }
@@ -469,7 +477,7 @@ export class Communicator {
     const ep = this.rt.endpoint;
     const key = { context: this.context, space: SPACE_P2P, tag, src: ep.rank, dst: this.worldOf[dest], index: 0 } as const;
     const task = new OpTask(() => ep.isend(key, data), [dest]);
-    return this.runTask(task, 'send', o, blocking, noResult);
+    return this.runTask(task, `send to ${dest}, tag ${tag}`, o, blocking, noResult, 'no matching receive was posted (a send completes when it is received): check the destination, tag and communicator of the receives, or raise timeoutMs');
   }
 
   /** Receive into `buf` from `source` (or ANY_SOURCE) with `tag` (or ANY_TAG). */
@@ -493,10 +501,12 @@ export class Communicator {
     const key = { context: this.context, space: SPACE_P2P, tag: tag === ANY_TAG ? ANY : tag, src: source === ANY_SOURCE ? ANY : this.worldOf[source], dst: ep.rank, index: 0 } as const;
     const peers = source === ANY_SOURCE ? Array.from({ length: this.size }, (_, r) => r).filter((r) => r !== this.rank) : [source];
     const task = new OpTask(() => ep.irecv(key, data), peers);
-    return this.runTask(task, 'recv', o, blocking, () => {
+    const from = `recv from ${source === ANY_SOURCE ? 'any source' : source}, ${tag === ANY_TAG ? 'any tag' : `tag ${tag}`}`;
+    const hint = 'no matching send arrived: check the source, tag and communicator of the sends, or raise timeoutMs';
+    return this.runTask(task, from, o, blocking, () => {
       const op = task.op as RecvOp;
       return { source: this.rankOfWorld.get(op.source) ?? -1, tag: op.tag, bytes: op.bytes, count: op.bytes / type.size };
-    });
+    }, hint);
   }
 
   // ---------------------------------------------------------- communicators
@@ -504,15 +514,17 @@ export class Communicator {
   /**
    * Partition the communicator (MPI_Comm_split): ranks with the same `color` form a
    * new communicator, ordered by `key` (then by rank). A negative, null or undefined
-   * color leaves the rank out (it gets null). Collective over this communicator.
+   * color leaves the rank out (it gets null). Collective over this communicator;
+   * `timeoutMs` (default: the communicator's) bounds its exchange and set-up.
    */
-  split(color: number | null | undefined, key: number = this.rank): Communicator | null {
+  split(color: number | null | undefined, key: number = this.rank, o?: SplitOptions): Communicator | null {
     const none = color === null || color === undefined || color < 0;
     if (!none) checkIntRange('color', color as number, 0, 0x7fffffff);
     checkIntRange('key', key, -0x80000000, 0x7fffffff);
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     const mine = Int32Array.from([none ? -1 : (color as number), key, this.rt.nextContext]);
     const all = new Int32Array(3 * this.size);
-    this.allgather(mine, all, { algorithm: undefined, reproducible: false, mode: 'host' });
+    this.allgather(mine, all, { algorithm: undefined, reproducible: false, mode: 'host', timeoutMs });
     if (none) return null;
     const members: number[] = [];
     for (let r = 0; r < this.size; r++) if (all[3 * r] === color) members.push(r);
@@ -528,16 +540,16 @@ export class Communicator {
     }
     if (rank === 0) this.rt.nextContext = counter + 1;
     const ctx = worldOf[0] * CONTEXT_COUNTER_LIMIT + counter;
-    return Communicator.create(this.rt, ctx, worldOf, rank, this.defaults);
+    return Communicator.create(this.rt, ctx, worldOf, rank, this.defaults, timeoutMs);
   }
 
-  /** A communicator with the same ranks and a separate message context. */
-  dup(): Communicator {
-    return this.split(0, this.rank) as Communicator;
+  /** A communicator with the same ranks and a separate message context (collective; see split for `timeoutMs`). */
+  dup(o?: SplitOptions): Communicator {
+    return this.split(0, this.rank, o) as Communicator;
   }
 
   /** @internal Build a communicator and set up its shared-memory block (collective over its ranks). */
-  static create(rt: RankRuntime, ctx: number, worldOf: Int32Array, rank: number, defaults: CommDefaults): Communicator {
+  static create(rt: RankRuntime, ctx: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, timeoutMs = defaults.timeoutMs): Communicator {
     const size = worldOf.length;
     const node = rt.nodeOf[worldOf[0]];
     const oneNode = worldOf.every((w) => rt.nodeOf[w] === node);
@@ -558,7 +570,6 @@ export class Communicator {
     } else {
       task = new OpTask(() => ep.irecv({ ...key(ep.rank), src: worldOf[0] }, byteView(word), { exact: true }), [0]);
     }
-    const timeoutMs = defaults.timeoutMs;
     rt.engine.run(task, {
       what: `communicator setup (context ${ctx})`,
       timeoutMs,
@@ -723,13 +734,13 @@ export class Communicator {
     if (!this.warmed && kind === 'allreduce' && blocking && simple && !debug && !plan.shm && this.shm !== undefined && count * type.size >= WARMUP_MIN_BYTES) {
       this.warmed = true;
       if (this.defaults.warmup !== false) {
-        this.warmUp(type, op, reproducible, o?.timeoutMs ?? this.defaults.timeoutMs);
+        this.warmUp(type, op, reproducible, timeoutOf(o, this.defaults.timeoutMs));
         plan = this.plan({ kind, count, type, op, root, algorithm: undefined, params: undefined, reproducible, blocking, topology: undefined });
         this.last = { kind, count, type, op, root, blocking, reproducible, plan };
       }
     }
     const seq = this.seq;
-    const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     if (plan.shm && blocking && !debug) {
       // The latency-critical path: no clock reads or allocations unless the call has to wait long.
       this.seq = (seq + 1) & 0x3fffffff;
@@ -786,7 +797,7 @@ export class Communicator {
     const plan = this.nodePlan(mode, kind, count, type, op, root, o);
     const client = this.offloadClient();
     const slot = client.slot(this.context, this.worldOf, this.rank);
-    const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     const debug = o?.debug ?? this.defaults.debug;
     if (debug) {
       // Agree before anything moves the sequence number (see collective()).
@@ -975,9 +986,9 @@ export class Communicator {
     return ex;
   }
 
-  private runTask<T>(task: Task, kind: string, o: CallOptions | undefined, blocking: boolean, result: () => T): T | Request<T> {
-    const timeoutMs = o?.timeoutMs ?? this.defaults.timeoutMs;
-    const info = new CallInfo(kind, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+  private runTask<T>(task: Task, what: string, o: CallOptions | undefined, blocking: boolean, result: () => T, hint: string): T | Request<T> {
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
+    const info = new CallInfo(what, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, hint);
     if (blocking) {
       this.rt.engine.run(task, info);
       return result();
@@ -1033,6 +1044,21 @@ export class Communicator {
 }
 
 function noResult(): void {}
+
+/** A call's timeout: its own (validated) or the communicator's default. */
+function timeoutOf(o: { readonly timeoutMs?: number } | undefined, fallback: number): number {
+  const t = o?.timeoutMs;
+  if (t === undefined) return fallback;
+  checkTimeout(t);
+  return t;
+}
+
+/** timeoutMs must be a non-negative number of milliseconds (0 = none); NaN or negative is a mistake, not "no timeout". */
+export function checkTimeout(t: number, what = 'timeoutMs'): void {
+  if (typeof t !== 'number' || !(t >= 0)) {
+    throw new ArgumentError(`${what} must be a non-negative number of milliseconds, got ${String(t)}`, 'pass 0 for no timeout, or a positive number of milliseconds');
+  }
+}
 
 const NUMBER_ARRAYS: ReadonlySet<unknown> = new Set([Float64Array, Float32Array, Int32Array, Uint32Array, Int16Array, Uint16Array, Int8Array, Uint8Array]);
 const SUM = lookupOp('sum');

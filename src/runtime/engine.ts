@@ -16,6 +16,7 @@
 import { RankFailedError, TimeoutError } from '../core/errors.js';
 import type { ShmEndpoint } from '../transport/shm/endpoint.js';
 import type { NoiseInjector } from './noise.js';
+import type { ExitBoard } from './exit-board.js';
 import { defaultYieldUs, osYield } from './os-yield.js';
 import type { Task } from './task.js';
 
@@ -32,6 +33,14 @@ const QUICK_POLLS = 2048;
  * every call paid a futex round trip.
  */
 const MIN_SHRUNK_SPIN_US = 20;
+/** How long a wait tolerates a returned peer it still waits for (data it sent last may still be in flight). */
+const EXIT_GRACE_MS = 1500;
+
+/** The "still waiting" warning's delay: COLL_WARN_AFTER_MS, default 30 s, 0 = off. */
+export function defaultWarnAfterMs(vars: Readonly<Record<string, string | undefined>> = process.env): number {
+  const v = vars.COLL_WARN_AFTER_MS;
+  return v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Math.max(0, Number(v)) : 30_000;
+}
 
 export interface WaitInfo {
   /** What is being waited for, e.g. "allreduce #3 on communicator 0 (4 ranks)". */
@@ -41,11 +50,15 @@ export interface WaitInfo {
   readonly timeoutMs: number;
   /** World rank of each communicator rank, to report world ranks alongside. */
   readonly worldOf: Int32Array;
+  /** What to suggest when it times out (default: about collectives). */
+  readonly hint?: string;
 }
 
 interface Active {
   readonly task: Task;
   readonly info: WaitInfo;
+  /** When it started (performance.now()). */
+  readonly since: number;
   settle(error: Error | undefined): void;
 }
 
@@ -66,6 +79,13 @@ export class Engine {
    */
   readonly yieldUs: number;
   private waits = 0;
+  /** The job's exit board (set by the rank runtime; absent for engines and tests). */
+  exits: ExitBoard | undefined;
+  /** When this rank first saw each returned rank it waited for (performance.now()). */
+  private readonly exitSeen = new Map<number, number>();
+  /** Milliseconds after which a wait prints one "still waiting" warning (0 = never). */
+  readonly warnAfterMs: number;
+  private warned: WaitInfo | undefined;
   /** Consecutive waits that parked and outlasted the full budget. */
   private longParks = 0;
   private pumping = false;
@@ -79,6 +99,7 @@ export class Engine {
     this.budgetUs = Math.round(spinUs);
     this.quickPolls = spinUs > 0 ? QUICK_POLLS : 0;
     this.yieldUs = defaultYieldUs();
+    this.warnAfterMs = defaultWarnAfterMs();
     this.noise = noise;
   }
 
@@ -146,6 +167,7 @@ export class Engine {
     let start = 0;
     let parked = false;
     let yielding = false;
+    let waitStart = 0;
     const budget = spinUs ?? this.spinBudget();
     const yieldUs = this.yieldUs;
     const noise = this.noise;
@@ -178,7 +200,8 @@ export class Engine {
       yielding = false;
       parked = true;
       const now = performance.now();
-      this.check(task, info, now);
+      if (waitStart === 0) waitStart = now;
+      this.check(task, info, now, waitStart);
       this.park(Math.min(info.deadline - now, PARK_MS), task);
     }
     if (spinUs === undefined) this.spinOutcome(parked, start);
@@ -222,11 +245,49 @@ export class Engine {
     } else if (start > 0 && (performance.now() - start) * 1000 > this.spinUs && ++this.longParks >= 2) this.budgetUs = Math.max(this.budgetUs >> 2, Math.min(Math.round(this.spinUs), MIN_SHRUNK_SPIN_US));
   }
 
-  /** Throw when the job aborts or the deadline has passed. */
-  check(task: Task, info: WaitInfo, now: number): void {
+  /** Throw when the job aborts, the deadline has passed or a peer waited for has returned; warn when a wait is long. */
+  check(task: Task, info: WaitInfo, now: number, since = now): void {
+    this.beforePark(info, () => task.waitingFor(), now, since);
+  }
+
+  /**
+   * What every wait does before it parks (`missing`: the communicator ranks it still
+   * waits for; `since`: when the wait began): raise RankFailedError when the job
+   * aborts, TimeoutError at the deadline, RankFailedError when a rank it waits for
+   * has returned from its program (exit-board.ts; after EXIT_GRACE_MS, so that data
+   * the rank sent just before returning can still arrive), and print one "still
+   * waiting" warning per wait after warnAfterMs.
+   */
+  beforePark(info: WaitInfo, missing: () => readonly number[], now: number, since: number): void {
+    const e = this.stalled(info, missing, now, since);
+    if (e) throw e;
+  }
+
+  /** The error a wait must end with now, if any (see beforePark). */
+  private stalled(info: WaitInfo, missing: () => readonly number[], now: number, since: number): Error | undefined {
     const ab = this.ep.aborted();
-    if (ab) throw new RankFailedError(ab.rank, ab.reason);
-    if (now >= info.deadline) throw timeoutError(info, task.waitingFor());
+    if (ab) return new RankFailedError(ab.rank, ab.reason);
+    if (now >= info.deadline) return timeoutError(info, missing());
+    const exits = this.exits;
+    if (exits !== undefined && exits.any()) {
+      for (const r of missing()) {
+        const w = info.worldOf[r];
+        if (!exits.exited(w)) continue;
+        const seen = this.exitSeen.get(w) ?? now;
+        this.exitSeen.set(w, seen);
+        if (now - seen >= EXIT_GRACE_MS) {
+          return new RankFailedError(w, `returned from its program while world rank ${this.ep.rank} still waits for it in ${info.what}; every rank must make the same collective calls (and matching sends) before returning`);
+        }
+      }
+    }
+    if (this.warnAfterMs > 0 && now - since >= this.warnAfterMs && this.warned !== info) {
+      this.warned = info;
+      const m = missing().map((r) => info.worldOf[r]);
+      process.stderr.write(
+        `coll: world rank ${this.ep.rank} still waiting after ${((now - since) / 1000).toFixed(0)} s in ${info.what}${m.length > 0 ? ` for world ranks [${m.join(', ')}]` : ''}${info.timeoutMs > 0 ? `; times out after ${(info.timeoutMs / 1000).toFixed(0)} s` : ''} (COLL_WARN_AFTER_MS)\n`,
+      );
+    }
+    return undefined;
   }
 
   /** Start `task` in the background; `settle` runs once it is done (error or undefined). */
@@ -236,7 +297,7 @@ export class Engine {
       settle(task.error);
       return;
     }
-    this.active.push({ task, info, settle });
+    this.active.push({ task, info, settle, since: performance.now() });
     void this.pump();
   }
 
@@ -262,9 +323,7 @@ export class Engine {
         const ab = this.ep.aborted();
         for (let i = 0; i < this.active.length; i++) {
           const a = this.active[i];
-          let err: Error | undefined;
-          if (ab) err = new RankFailedError(ab.rank, ab.reason);
-          else if (now >= a.info.deadline) err = timeoutError(a.info, a.task.waitingFor());
+          const err = ab ? new RankFailedError(ab.rank, ab.reason) : this.stalled(a.info, () => a.task.waitingFor(), now, a.since);
           if (err) {
             this.active.splice(i--, 1);
             a.settle(err);
@@ -285,8 +344,9 @@ export function timeoutError(info: WaitInfo, missing: readonly number[]): Timeou
   return new TimeoutError(
     `${info.what} did not complete within ${info.timeoutMs} ms${same || missing.length === 0 ? '' : ` (world ranks [${world.join(', ')}])`}`,
     missing,
-    missing.length > 0
-      ? 'the missing ranks have not made the matching call: check that every rank calls the same collectives in the same order, or raise timeoutMs'
-      : 'raise timeoutMs, or check for a rank that stopped making progress',
+    info.hint ??
+      (missing.length > 0
+        ? 'the missing ranks have not made the matching call: check that every rank calls the same collectives in the same order, or raise timeoutMs'
+        : 'raise timeoutMs, or check for a rank that stopped making progress'),
   );
 }

@@ -13,7 +13,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { ArgumentError } from '../core/errors.js';
-import { Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
+import { checkTimeout, Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
 import { WORKER_KEY, WORLD_SHM_SLOT_BYTES, type RankSpec } from './config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 
@@ -73,10 +73,13 @@ export function init(o: InitOptions = {}): Communicator {
   const spec = launchedSpec() ?? singletonSpec({});
   const rt = new RankRuntime(spec);
   const job = spec.job;
+  if (o.timeoutMs !== undefined) checkTimeout(o.timeoutMs, 'init({ timeoutMs })');
+  const envTimeout = envNumber('COLL_TIMEOUT_MS');
+  if (envTimeout !== undefined) checkTimeout(envTimeout, 'COLL_TIMEOUT_MS');
   const defaults = {
     debug: o.debug ?? envFlag('COLL_DEBUG') ?? job.debug,
     reproducible: o.reproducible ?? envFlag('COLL_REPRODUCIBLE') ?? false,
-    timeoutMs: o.timeoutMs ?? envNumber('COLL_TIMEOUT_MS') ?? (job.timeoutMs > 0 ? job.timeoutMs : DEFAULT_TIMEOUT_MS),
+    timeoutMs: o.timeoutMs ?? envTimeout ?? (job.timeoutMs > 0 ? job.timeoutMs : DEFAULT_TIMEOUT_MS),
     warmup: o.warmup ?? envFlag('COLL_WARMUP') ?? true,
   };
   const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);

@@ -151,6 +151,10 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         addresses[n] = m.address;
         if (++listening === nodes) for (const c of children) if (c.connected) c.send({ type: 'peers', addresses });
       } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason');
+      else if (m.type === 'exited') {
+        // A rank's program returned: tell the other nodes (their ranks may wait for it).
+        for (const c of children) if (c !== child && c.connected) c.send({ type: 'exited', rank: m.rank });
+      }
       else if (m.type === 'done') done = true;
     });
     const spec: NodeSpec = { ...job, node: n, secret };

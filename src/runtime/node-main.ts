@@ -19,13 +19,14 @@ import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
 import { WORKER_KEY, WORLD_SHM_SLOT_BYTES, placement, type NodeSpec, type RankSpec } from './config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from './simd.js';
-import { signalAbort, waitAsync } from '../transport/shm/layout.js';
+import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
+import { ExitBoard } from './exit-board.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
 import { ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 
-type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] };
+type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] } | { type: 'exited'; rank: number };
 
 function send(msg: object, then?: () => void): void {
   if (process.connected && process.send) process.send(msg, undefined, {}, () => then?.());
@@ -50,9 +51,19 @@ const { spec } = await waitMessage('start');
 const node = spec.node;
 const first = spec.firstRank[node];
 const localSize = spec.firstRank[node + 1] - first;
-const nl = nodeLayout({ localSize, engine: spec.engine, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS });
+const nl = nodeLayout({ localSize, engine: spec.engine, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS, jobSize: spec.size });
 const layout = nl.layout;
 const control = new SharedArrayBuffer(nl.controlBytes);
+const exitBoard = new ExitBoard(new Int32Array(control), nl.exitBoard);
+/** Mark a returned rank (of this node, or relayed by the launcher) and wake every endpoint to look. */
+function rankExited(rank: number): void {
+  if (!exitBoard.mark(rank)) return;
+  const i32 = new Int32Array(control);
+  for (let e = 0; e < nl.layout.endpoints; e++) notifyIfSleeping(i32, nl.layout, e);
+}
+process.on('message', (m: LauncherMessage) => {
+  if (m.type === 'exited') rankExited(m.rank);
+});
 const memory = arenaMemory(spec.arenaBytes);
 const arena = memory.buffer as SharedArrayBuffer;
 let worldShmOffset = -1;
@@ -157,6 +168,11 @@ for (let l = 0; l < localSize; l++) {
       });
       w.on('exit', (code) => {
         if (code !== 0) fail(rank, `exited with code ${code}`);
+        else {
+          // The rank's program returned: peers still waiting for it fail fast (exit-board.ts).
+          rankExited(rank);
+          send({ type: 'exited', rank });
+        }
         void Promise.all([outDone, errDone]).then(() => resolve());
       });
     }),

@@ -13,6 +13,7 @@ import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
 import type { EngineLayout } from '../offload/engine/doorbell.js';
 import { placement, type JobSpec, type RankSpec } from './config.js';
+import { ExitBoard } from './exit-board.js';
 import { Engine } from './engine.js';
 import { ArenaSimd, arenaMemory } from './simd.js';
 import { noiseFromEnv, type NoiseInjector } from './noise.js';
@@ -52,7 +53,7 @@ export class RankRuntime {
   constructor(spec: RankSpec) {
     this.spec = spec;
     const job = spec.job;
-    const nl = nodeLayout({ localSize: spec.localSize, engine: job.engine, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
+    const nl = nodeLayout({ localSize: spec.localSize, engine: job.engine, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint, jobSize: job.size });
     this.layout = nl.layout;
     this.engineLayout = nl.engine;
     this.nodeLayout = nl;
@@ -74,6 +75,7 @@ export class RankRuntime {
     const os = Number(process.env.COLL_OFFLOAD_SPIN_US);
     this.offloadSpinUs = process.env.COLL_OFFLOAD_SPIN_US && Number.isFinite(os) ? Math.max(0, os) : 0;
     this.engine = new Engine(this.endpoint, job.spin, this.noise);
+    this.engine.exits = new ExitBoard(new Int32Array(spec.control), nl.exitBoard);
     // One slice per rank and one for the engine (the proxy forwards from their memory and allocates none).
     const slice = arenaSlice(this.arena.byteLength - spec.arenaReserved, nl.arenaSlices, spec.localRank);
     this.allocator = new ArenaAllocator(this.arena, spec.arenaReserved + slice.start, slice.bytes);

@@ -44,12 +44,12 @@
  * slot size + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
-import { MismatchError, RankFailedError } from '../core/errors.js';
+import { MismatchError } from '../core/errors.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
 import { describeSignature, type CallSignature } from './call-signature.js';
 import { SHM_SLOT_BYTES } from './config.js';
-import { timeoutError, type Engine, type WaitInfo } from './engine.js';
+import type { Engine, WaitInfo } from './engine.js';
 import { osYield } from './os-yield.js';
 import type { Task } from './task.js';
 
@@ -94,7 +94,7 @@ export function shmBlockBytes(size: number, slotBytes: number = SHM_SLOT_BYTES):
 }
 
 /** Builds the wait description when a call has to report a timeout. */
-export type DescribeCall = (seq: number, timeoutMs: number, deadline: number) => WaitInfo;
+export type DescribeCall = (kind: ShmKind, seq: number, timeoutMs: number, deadline: number) => WaitInfo;
 
 /** One call's arguments (nonblocking calls keep them in their task). */
 interface Call {
@@ -367,12 +367,9 @@ export class ShmCollectives {
     const shape = shapeOf(call.kind);
     if (shape === Shape.Distributing) return this.rank === call.root || Atomics.load(i32, this.slotSeq[ph * P + call.root]) === t ? [] : [call.root];
     if (shape === Shape.Gathering && this.rank !== call.root) return [];
-    if (shape === Shape.Everyone && P > 2) {
-      // Arrivals are counted, not recorded per rank: everyone but this rank may be missing.
-      if (Atomics.load(i32, this.base + GEN + ph * 16) === t) return [];
-      for (let r = 0; r < P; r++) if (r !== this.rank) out.push(r);
-      return out;
-    }
+    // Everyone-shaped calls of more than two ranks are released by the generation word;
+    // either way each rank's slot word says whether it has arrived.
+    if (shape === Shape.Everyone && P > 2 && Atomics.load(i32, this.base + GEN + ph * 16) === t) return [];
     for (let r = 0; r < P; r++) if (Atomics.load(i32, this.slotSeq[ph * P + r]) !== t) out.push(r);
     return out;
   }
@@ -411,7 +408,7 @@ export class ShmCollectives {
     const mine = describeSignature(call.sig.meta, call.sig.count, call.sig.root);
     this.done(call.c & 1, targetOf(call.c));
     throw new MismatchError(
-      `${this.describe(call.seq, 0, Infinity).what}: rank ${r} called ${theirs} where rank ${this.rank} called ${mine}`,
+      `${this.describe(call.kind, call.seq, 0, Infinity).what}: rank ${r} called ${theirs} where rank ${this.rank} called ${mine}`,
       'every rank must make the same collective calls in the same order with matching arguments (collective, count, datatype, op, root); set COLL_DEBUG=1 to check each call on all ranks',
     );
   }
@@ -526,12 +523,12 @@ export class ShmCollectives {
     const spinMs = engine.spinBudget() / 1000;
     const yieldMs = engine.yieldUs / 1000;
     let parked = false;
+    let info: WaitInfo | undefined;
     while (!this.poll(call, published, parked ? 0 : spinMs, yieldMs)) {
       parked = true;
-      const ab = engine.ep.aborted();
-      if (ab) throw new RankFailedError(ab.rank, ab.reason);
       const now = performance.now();
-      if (now >= deadline) throw timeoutError(this.describe(seq, timeoutMs, deadline), this.missing(call, published));
+      info ??= this.describe(call.kind, seq, timeoutMs, deadline);
+      engine.beforePark(info, () => this.missing(call, published), now, start);
       if (published) this.earlyMismatch(call);
       // Parks on the doorbell (every write another rank may wait for rings it); the
       // progress engine keeps the rank's other traffic moving meanwhile.

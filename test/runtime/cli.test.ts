@@ -47,6 +47,23 @@ describe('coll run', () => {
     expect(c.err.join('')).toContain('no program given');
     expect(c.err.join('')).toContain('ranks must be an integer in [1, 4096]');
   });
+
+  it('--timeout kills a job that runs too long (exit code 124); --warn-after sets the still-waiting warning', async () => {
+    const late = fileURLToPath(new URL('./programs/early-exit.ts', import.meta.url));
+    const c = capture();
+    const t0 = Date.now();
+    // 'never' keeps the last rank away for a minute: the 4 s job timeout ends the job.
+    const code = await main(['run', '-n', '2', '--timeout', '4', '--warn-after', '0.3', late, 'never']).finally(c.restore);
+    expect(code).toBe(124);
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    const err = c.err.join('');
+    expect(err).toContain('job timed out after 4000 ms');
+    expect(err).toMatch(/still waiting after \d+ s in allreduce/);
+    const bad = capture();
+    const codes = [await main(['run', '-n', '2', '--timeout', '-1', late]), await main(['run', '-n', '2', '--warn-after', 'x', late])];
+    bad.restore();
+    expect(codes).toEqual([2, 2]);
+  });
 });
 
 describe('coll bench', () => {

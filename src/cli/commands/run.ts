@@ -9,12 +9,14 @@ const OPTIONS: OptionSpec[] = [
   { name: 'nodes', type: 'number', description: 'node processes to spread the ranks over (default 1; uneven splits allowed)' },
   { name: 'debug', type: 'boolean', description: 'check every collective call across ranks (COLL_DEBUG=1)' },
   { name: 'timeout-ms', type: 'number', description: 'default collective timeout in the ranks (ms)' },
+  { name: 'timeout', type: 'number', description: 'kill the whole job after this many seconds (exit code 124)' },
+  { name: 'warn-after', type: 'number', description: "seconds after which a waiting rank prints one 'still waiting' warning naming the call and the missing ranks (default 30; 0 = never)" },
   { name: 'arena-mb', type: 'number', description: 'shared arena per node for comm.alloc and zero-copy (MiB, default 256)' },
   { name: 'bind', type: 'string', description: 'address the nodes listen on (default 127.0.0.1)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K] [--debug] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K] [--debug] [--timeout S] <program.(js|ts)> [program args...]';
 
 export const runCommand: Command = {
   name: 'run',
@@ -29,6 +31,10 @@ export const runCommand: Command = {
     const program = args.positionals[0];
     if (ranks === undefined) throw new ArgumentError('-n <ranks> is required', `usage: ${USAGE}`);
     if (program === undefined) throw new ArgumentError('no program given', `usage: ${USAGE}`);
+    const timeout = opt<number>(args, 'timeout');
+    if (timeout !== undefined && !(timeout > 0)) throw new ArgumentError(`--timeout must be a positive number of seconds, got ${timeout}`);
+    const warnAfter = opt<number>(args, 'warn-after');
+    if (warnAfter !== undefined && !(warnAfter >= 0)) throw new ArgumentError(`--warn-after must be a non-negative number of seconds, got ${warnAfter}`);
     const r = await launch({
       ranks,
       nodes: opt<number>(args, 'nodes'),
@@ -39,6 +45,8 @@ export const runCommand: Command = {
       timeoutMs: opt<number>(args, 'timeout-ms'),
       arenaMb: opt<number>(args, 'arena-mb'),
       bindHost: opt<string>(args, 'bind'),
+      jobTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
+      env: warnAfter !== undefined ? { COLL_WARN_AFTER_MS: String(warnAfter * 1000) } : undefined,
     });
     return r.exitCode;
   },

@@ -19,7 +19,7 @@ const job = spec.job;
 const node = spec.node;
 const first = job.firstRank[node];
 const localSize = job.firstRank[node + 1] - first;
-const nl = nodeLayout({ localSize, engine: true, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint });
+const nl = nodeLayout({ localSize, engine: true, ringBytes: job.ringBytes, flagsPerEndpoint: spec.flagsPerEndpoint, jobSize: job.size });
 if (!nl.engine) throw new Error('internal: engine layout missing');
 const { nodeOf, localIndexOf } = placement(job, node);
 const endpoint = new ShmEndpoint({

@@ -3,7 +3,9 @@
  * between endpoints: the node's ranks, then the engine, then the network proxy)
  * followed by the engine's posting slots. The engine's posting bell IS its transport
  * doorbell, so one Atomics.wait in the engine covers both new descriptors and
- * messages from ranks, other engines and the proxy.
+ * messages from ranks, other engines and the proxy. Last, the job's exit board: a
+ * count and one word per world rank, set when that rank's program has returned
+ * (exit-board.ts).
  */
 import { makeLayout, type Layout } from '../../transport/shm/layout.js';
 import { makeEngineLayout, type EngineLayout } from './doorbell.js';
@@ -20,13 +22,19 @@ export interface NodeLayout {
   readonly controlBytes: number;
   /** Endpoints that get an arena slice (ranks, plus the engine). */
   readonly arenaSlices: number;
+  /** Int32 index of the exit board: a count, then one word per world rank. */
+  readonly exitBoard: number;
 }
 
-export function nodeLayout(p: { localSize: number; engine: boolean; ringBytes: number; flagsPerEndpoint: number }): NodeLayout {
+export function nodeLayout(p: { localSize: number; engine: boolean; ringBytes: number; flagsPerEndpoint: number; jobSize: number }): NodeLayout {
   const endpoints = p.localSize + (p.engine ? 1 : 0);
   const layout = makeLayout({ localSize: endpoints, ringBytes: p.ringBytes, flagsPerEndpoint: p.flagsPerEndpoint });
-  if (!p.engine) return { layout, engineEndpoint: -1, engine: undefined, controlBytes: layout.totalBytes, arenaSlices: p.localSize };
+  const board = (byte: number): { exitBoard: number; controlBytes: number } => {
+    const at = Math.ceil(byte / 64) * 64;
+    return { exitBoard: at >> 2, controlBytes: at + (1 + p.jobSize) * 4 };
+  };
+  if (!p.engine) return { layout, engineEndpoint: -1, engine: undefined, arenaSlices: p.localSize, ...board(layout.totalBytes) };
   const baseByte = Math.ceil(layout.totalBytes / 64) * 64;
   const engine = makeEngineLayout({ ranks: p.localSize, depth: ENGINE_DEPTH, baseByte, bellIndex: layout.bellIndex(p.localSize), sleepIndex: layout.sleepIndex(p.localSize) });
-  return { layout, engineEndpoint: p.localSize, engine, controlBytes: baseByte + engine.bytes, arenaSlices: endpoints };
+  return { layout, engineEndpoint: p.localSize, engine, arenaSlices: endpoints, ...board(baseByte + engine.bytes) };
 }

@@ -3,7 +3,7 @@
  * detection and timeouts, each expected to raise a clear typed error; the job must
  * still end normally afterwards. Needs at least 3 ranks.
  */
-import { init, listAlgorithms, TimeoutError, type Communicator } from '../../../src/index.js';
+import { ANY_SOURCE, ANY_TAG, init, listAlgorithms, TimeoutError, type Communicator } from '../../../src/index.js';
 import { PERM, Report } from './cases.js';
 
 const world = init({ timeoutMs: 30_000 });
@@ -27,6 +27,10 @@ await report.throws('OpError', "'band' is not defined for datatype float64", 'op
 await report.throws('OpError', "unknown reduction operator 'median'", 'unknown op', () => world.reduce(a, null, { op: 'median' }));
 await report.throws('DatatypeError', "unknown datatype 'float128'", 'unknown datatype', () => world.allreduce(a, null, { datatype: 'float128' as 'float64' }));
 await report.throws('DatatypeError', 'cannot infer a datatype', 'pair type needs datatype', () => world.allreduce(new DataView(new ArrayBuffer(16))));
+await report.throws('ArgumentError', 'non-negative number of milliseconds', 'negative timeout', () => world.barrier({ timeoutMs: -1 }));
+await report.throws('ArgumentError', 'non-negative number of milliseconds', 'NaN timeout', () => world.allreduce(new Float64Array(1), null, { timeoutMs: Number.NaN }));
+await report.throws('ArgumentError', 'non-negative number of milliseconds', 'negative p2p timeout', () => world.send(a, 0, 0, { timeoutMs: -5 }));
+await report.throws('ArgumentError', 'non-negative number of milliseconds', 'negative split timeout', () => world.split(0, me, { timeoutMs: -1 }));
 await report.throws('ArgumentError', 'reproducible', 'reproducible + algorithm', () => world.allreduce(a, null, { reproducible: true, algorithm: 'recursive_doubling' }));
 await report.throws('ArgumentError', 'parameter', 'unknown algorithm parameter', () => world.allreduce(a, null, { algorithm: 'recursive_doubling', params: { nope: 1 } }));
 const commutativeOnly = listAlgorithms('allreduce').find((s) => s.restrictions.some((r) => r.id === 'commutative'));
@@ -94,6 +98,12 @@ await timeoutCheck('small allreduce', t1, () => t1.allreduce(new Float64Array(1)
 await timeoutCheck('schedule allreduce', t2, () => t2.allreduce(new Float64Array(20000), null, { timeoutMs: 200 }), someOthers);
 await timeoutCheck('nonblocking', t3, () => t3.iallgather(new Float64Array(1), new Float64Array(P), { timeoutMs: 200 }), someOthers);
 await timeoutCheck('recv', t4, () => t4.recv(new Float64Array(1), 1, 99, { timeoutMs: 200 }), (m) => m.length === 1 && m[0] === 1);
+// Point-to-point timeouts say whom and which tag, and hint at the missing send, not at collectives.
+if (me === 0) {
+  await report.throws('TimeoutError', 'recv from 1, tag 99 on communicator', 'p2p recv timeout message', () => t4.recv(new Float64Array(1), 1, 99, { timeoutMs: 100 }));
+  await report.throws('TimeoutError', 'no matching send arrived', 'p2p recv timeout hint', () => t4.recv(new Float64Array(1), ANY_SOURCE, ANY_TAG, { timeoutMs: 100 }));
+  await report.throws('TimeoutError', 'recv from any source, any tag', 'p2p any-source timeout message', () => t4.recv(new Float64Array(1), ANY_SOURCE, ANY_TAG, { timeoutMs: 100 }));
+}
 await timeoutCheck('debug signature exchange', t4, () => t4.barrier({ debug: true, timeoutMs: 200 }), all);
 world.barrier();
 report.print();
