@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from '../../src/transport/tcp/framing.js';
-import { TcpDevice } from '../../src/transport/tcp/device.js';
+import { MAX_HANDSHAKES, TcpDevice } from '../../src/transport/tcp/device.js';
 import { SPACE_COLL, type FrameHeader } from '../../src/transport/types.js';
 
 // Signatures use all 16 bits (the top one too) and survive the trip.
@@ -84,5 +84,47 @@ describe('TcpDevice', () => {
     expect(closed).toBe(true);
     expect(frames).toBe(0);
     await b.close();
+  });
+
+  it('300 silent clients: handshakes are bounded, the log stays short, the job is unaffected', async () => {
+    const secret = Buffer.alloc(32, 3);
+    const a = new TcpDevice({ node: 0, secret, bindHost: '127.0.0.1', onError: () => {} });
+    const b = new TcpDevice({ node: 1, secret, bindHost: '127.0.0.1', onError: () => {} });
+    const peers = [await a.listen(), await b.listen()];
+    a.setPeers(peers);
+    b.setPeers(peers);
+    const lines: string[] = [];
+    const stderr = process.stderr.write;
+    process.stderr.write = ((s: string) => (lines.push(String(s)), true)) as typeof process.stderr.write;
+    const silent: net.Socket[] = [];
+    let closedEarly = 0;
+    try {
+      for (let i = 0; i < 300; i++) {
+        const s = net.connect(peers[1].port, '127.0.0.1');
+        s.on('error', () => {});
+        s.resume();
+        s.on('close', () => closedEarly++);
+        silent.push(s);
+      }
+      // Connections beyond the handshake limit are closed at once.
+      const deadline = Date.now() + 4000;
+      while (closedEarly < 300 - MAX_HANDSHAKES && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(closedEarly).toBeGreaterThanOrEqual(300 - MAX_HANDSHAKES);
+      // Meanwhile two real nodes still talk.
+      const got: number[] = [];
+      b.onFrame = (_from, h) => got.push(h.index);
+      a.send(1, header(7, 8), new Uint8Array(8));
+      const d2 = Date.now() + 5000;
+      while (got.length === 0 && Date.now() < d2) await new Promise((r) => setTimeout(r, 10));
+      expect(got).toEqual([7]);
+    } finally {
+      for (const s of silent) s.destroy();
+      await Promise.all([a.close(), b.close()]);
+      process.stderr.write = stderr;
+    }
+    expect(b.rejected).toBeGreaterThanOrEqual(300 - MAX_HANDSHAKES);
+    const rejectLines = lines.filter((l) => l.includes('rejected'));
+    expect(rejectLines.length).toBeGreaterThan(0);
+    expect(rejectLines.length).toBeLessThanOrEqual(3);
   });
 });

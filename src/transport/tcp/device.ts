@@ -32,6 +32,16 @@ export interface TcpDeviceOptions {
 }
 
 const COPY_LIMIT = 16 * 1024;
+/**
+ * Connections allowed in the handshake at once (a job needs at most a few per peer
+ * node): a new one beyond it closes the oldest pending one — a real node authenticates
+ * within milliseconds, so it is never the oldest for long, while idle clients are.
+ */
+export const MAX_HANDSHAKES = 64;
+/** How long an accepted connection may take to authenticate. */
+const HANDSHAKE_MS = 5000;
+/** Rejected connections are logged at most once per this interval, with a count of the others. */
+const REJECT_LOG_MS = 10_000;
 
 interface Pending {
   readonly header: FrameHeader;
@@ -56,6 +66,13 @@ export class TcpDevice implements NodeLink {
   private readonly sendConn = new Map<number, Conn>();
   private readonly all = new Set<Conn>();
   private closing = false;
+  /** Accepted connections still in the handshake, oldest first. */
+  private readonly handshaking = new Set<net.Socket>();
+  private readonly rejects = new RejectLog((line) => process.stderr.write(line));
+  /** Connections rejected so far (failed or refused handshakes). */
+  get rejected(): number {
+    return this.rejects.total;
+  }
 
   constructor(private readonly o: TcpDeviceOptions) {
     this.node = o.node;
@@ -123,10 +140,17 @@ export class TcpDevice implements NodeLink {
   }
 
   private accept(socket: net.Socket): void {
-    socket.setNoDelay(true);
     socket.on('error', () => {});
-    acceptHandshake(socket, this.o.secret, this.node).then(
+    if (this.handshaking.size >= MAX_HANDSHAKES) {
+      const oldest = this.handshaking.values().next().value as net.Socket;
+      this.handshaking.delete(oldest);
+      oldest.destroy(); // its handshake fails and is logged below
+    }
+    socket.setNoDelay(true);
+    this.handshaking.add(socket);
+    acceptHandshake(socket, this.o.secret, this.node, HANDSHAKE_MS).then(
       ({ node, rest }) => {
+        this.handshaking.delete(socket);
         const c = new Conn(socket, node);
         this.all.add(c);
         socket.on('error', (e) => this.lost(c, e));
@@ -134,7 +158,8 @@ export class TcpDevice implements NodeLink {
         this.established(c, rest);
       },
       (e: Error) => {
-        process.stderr.write(`coll: node ${this.node} rejected a connection from ${socket.remoteAddress ?? '?'}: ${e.message}\n`);
+        this.handshaking.delete(socket);
+        this.rejects.note(this.node, socket.remoteAddress, e.message);
         socket.destroy();
       },
     );
@@ -163,6 +188,7 @@ export class TcpDevice implements NodeLink {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.rejects.flush(this.node);
     const closed = [...this.all].map(
       (c) =>
         new Promise<void>((resolve) => {
@@ -186,5 +212,38 @@ export class TcpDevice implements NodeLink {
     this.closing = true;
     for (const c of this.all) c.socket.destroy();
     this.server.close();
+  }
+}
+
+/**
+ * Rejected connections on stderr without flooding it: the first one, then at most one
+ * line per REJECT_LOG_MS with the number rejected since (and a final count at close).
+ */
+class RejectLog {
+  total = 0;
+  private since = 0;
+  private last = -Infinity;
+  private lastReason = '';
+
+  constructor(private readonly write: (line: string) => void) {}
+
+  note(node: number, from: string | undefined, reason: string): void {
+    this.total++;
+    this.lastReason = reason;
+    const now = Date.now();
+    if (now - this.last < REJECT_LOG_MS) {
+      this.since++;
+      return;
+    }
+    this.last = now;
+    const more = this.since > 0 ? ` (and ${this.since} more since the last report)` : '';
+    this.since = 0;
+    this.write(`coll: node ${node} rejected a connection from ${from ?? '?'}: ${reason}${more}\n`);
+  }
+
+  flush(node: number): void {
+    if (this.since === 0) return;
+    this.write(`coll: node ${node} rejected ${this.since} more connection(s), the last: ${this.lastReason}\n`);
+    this.since = 0;
   }
 }

@@ -46,6 +46,7 @@ class Reader {
   constructor(private readonly socket: Socket) {
     socket.on('data', this.onData);
     socket.on('end', this.onEnd);
+    socket.on('close', this.onEnd);
     socket.on('error', this.onError);
   }
 
@@ -78,6 +79,7 @@ class Reader {
   detach(): Buffer {
     this.socket.off('data', this.onData);
     this.socket.off('end', this.onEnd);
+    this.socket.off('close', this.onEnd);
     this.socket.off('error', this.onError);
     return this.buf;
   }
