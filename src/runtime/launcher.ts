@@ -22,6 +22,9 @@ import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
 
+/** How long a node's network failure is held back in case it is the echo of another node dying. */
+const NETWORK_ECHO_MS = 750;
+
 export interface LaunchOptions {
   /** Total number of ranks. */
   ranks: number;
@@ -125,8 +128,20 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const killAll = (): void => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   };
-  const onFailure = (rank: number, reason: string): void => {
+  // A network failure on a healthy node is usually the echo of another node dying:
+  // hold it briefly, and report the dead node instead if its process ends meanwhile.
+  let heldNetwork: NodeJS.Timeout | undefined;
+  const onFailure = (rank: number, reason: string, network = false): void => {
     if (failure) return;
+    if (network) {
+      heldNetwork ??= setTimeout(() => {
+        heldNetwork = undefined;
+        onFailure(rank, reason);
+      }, NETWORK_ECHO_MS);
+      return;
+    }
+    if (heldNetwork) clearTimeout(heldNetwork);
+    heldNetwork = undefined;
     failure = { rank, reason };
     emit('stderr', rank >= 0 ? `coll: rank ${rank} failed: ${reason}` : `coll: ${reason}`);
     killAll();
@@ -146,11 +161,11 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     lines(child.stdout, (l) => emit('stdout', l));
     lines(child.stderr, (l) => emit('stderr', l));
     let done = false;
-    child.on('message', (m: { type: string; rank?: number; reason?: string; address?: PeerAddress }) => {
+    child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; address?: PeerAddress }) => {
       if (m.type === 'listening' && m.address) {
         addresses[n] = m.address;
         if (++listening === nodes) for (const c of children) if (c.connected) c.send({ type: 'peers', addresses });
-      } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason');
+      } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason', m.network === true);
       else if (m.type === 'exited') {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
         for (const c of children) if (c !== child && c.connected) c.send({ type: 'exited', rank: m.rank });
@@ -162,7 +177,12 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     exits.push(
       new Promise<void>((resolve) => {
         child.on('close', (code, signal) => {
-          if (!done && !failure) onFailure(-1, `node ${n} exited ${signal ? `on signal ${signal}` : `with code ${code}`} before its ranks finished`);
+          if (!done && !failure) {
+            const from = job.firstRank[n];
+            const to = job.firstRank[n + 1] - 1;
+            const ranks = from === to ? `rank ${from}` : `ranks ${from}–${to}`;
+            onFailure(-1, `node ${n} (${ranks}) died: ${signal ? `killed by ${signal}` : `exit code ${code}`} before its ranks finished`);
+          }
           resolve();
         });
       }),

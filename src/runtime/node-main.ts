@@ -75,11 +75,12 @@ if (spec.nodeCount === 1 && spec.size > 1) {
 }
 
 let failed = false;
-function fail(rank: number, reason: string): void {
+/** `network`: a consequence of another node's trouble (the launcher looks for a dead node first). */
+function fail(rank: number, reason: string, network = false): void {
   if (failed) return;
   failed = true;
   signalAbort(control, layout, rank, reason);
-  send({ type: 'failed', rank, reason });
+  send({ type: 'failed', rank, reason, network });
   // The launcher kills every node; exit on our own if it does not.
   setTimeout(() => process.exit(1), 3000).unref();
 }
@@ -91,7 +92,7 @@ if (spec.nodeCount > 1) {
     node,
     secret: Buffer.from(spec.secret, 'hex'),
     bindHost: spec.bindHost,
-    onError: (e) => fail(first, `node ${node} network failure: ${e.message}`),
+    onError: (e) => fail(first, `node ${node} network failure: ${e.message}`, true),
   });
   const address = await device.listen();
   send({ type: 'listening', address });

@@ -33,3 +33,14 @@ describe('a late rank', () => {
     expect(r.stdout.match(/allreduce 3/g)?.length).toBe(3);
   });
 });
+
+describe('a node that dies', () => {
+  it('ends the job with a message naming the dead node and its ranks, not a healthy rank (4 ranks, 2 nodes)', async () => {
+    const t0 = Date.now();
+    const r = await runJob('kill-node.ts', 4, 2);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/coll: node 1 \(ranks 2–3\) died: killed by SIGKILL/);
+    expect(r.stderr).not.toMatch(/rank \d failed: node \d network failure/);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+  });
+});
