@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { CollectivesError } from '../core/errors.js';
 import { lineChartSvg } from '../plot/svg.js';
 import { launch } from '../runtime/launcher.js';
-import type { BenchConfig, BenchRecord } from './bench-program.js';
+import { sizesFor, type BenchConfig, type BenchRecord } from './bench-program.js';
 
 export interface BenchJob extends BenchConfig {
   readonly ranks: number;
@@ -24,6 +24,18 @@ export interface BenchProgress {
 export interface BenchResult {
   readonly records: BenchRecord[];
   readonly skipped: { requested: string; bytes: number; reason: string }[];
+}
+
+/**
+ * Arena for a benchmark job (MiB): every rank's slice must hold its send and receive
+ * buffers from comm.alloc — P blocks of the largest size for allgather, gather and
+ * alltoall — plus room for schedule scratch; at least the usual 256 MiB.
+ */
+export function benchArenaMb(job: Pick<BenchJob, 'ranks' | 'nodes'> & BenchConfig): number {
+  const largest = Math.max(...sizesFor(job));
+  const perNode = Math.ceil(job.ranks / job.nodes);
+  const slice = 2 * (job.ranks + 1) * largest;
+  return Math.max(256, Math.ceil(((perNode + 1) * slice) / (1 << 20)));
 }
 
 export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress) => void, onOutput?: (line: string) => void): Promise<BenchResult> {
@@ -53,7 +65,7 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
     nodes: job.nodes,
     program,
     args: [JSON.stringify(config)],
-    arenaMb: job.arenaMb,
+    arenaMb: job.arenaMb ?? benchArenaMb(job),
     onLine: (stream, line) => {
       const m = /^\[0\] (PLAN|BENCH|SKIP) (\{.*\})$/.exec(line);
       if (!m) {
