@@ -3,15 +3,18 @@
  * the set of active nonblocking tasks, and implements the two ways of waiting:
  *
  * - blocking (`wait`): the thread polls the transport and advances its tasks; after
- *   `spinUs` microseconds of idle polling it parks on its doorbell (Atomics.wait), so
- *   ranks that wait for long give their core away — essential when ranks outnumber
- *   cores or share them with other work (a spinner would burn the slice the rank it
- *   waits for needs);
+ *   `spinUs` microseconds of idle polling it polls with an OS yield between polls for
+ *   `yieldUs` (os-yield.ts), then parks on its doorbell (Atomics.wait), so ranks that
+ *   wait for long give their core away — essential when ranks outnumber cores or
+ *   share them with other work (a spinner would burn the slice the rank it waits for
+ *   needs);
  * - nonblocking (`startAsync`): tasks progress whenever the rank calls into the
  *   library, and from the event loop through Atomics.waitAsync on the doorbell.
  *
- * Both check the task's deadline (TimeoutError naming the ranks still waited for)
- * and the job's abort flag (RankFailedError when another rank failed).
+ * Before parking, both check the job's abort flag (RankFailedError when another rank
+ * failed), the deadline (TimeoutError naming the ranks still waited for) and the exit
+ * board (RankFailedError when a rank waited for has returned), and print one "still
+ * waiting" warning per long wait (beforePark).
  */
 import { RankFailedError, TimeoutError } from '../core/errors.js';
 import type { ShmEndpoint } from '../transport/shm/endpoint.js';
