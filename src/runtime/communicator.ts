@@ -157,6 +157,12 @@ export type ArrayOf<T extends DatatypeName> = T extends 'float64'
                     : never;
 
 const SETUP_TAG = 0x7ffffffe;
+/** Control tag of free()'s synchronisation. */
+const FREE_TAG = 0x7ffffffd;
+
+function freedError(): ArgumentError {
+  return new ArgumentError('this communicator has been freed', 'make a new one with split() or dup() on a communicator still in use');
+}
 /** Communicators one rank can lead (context = leader's world rank × this + its counter; < 2^31 for 4096 ranks). */
 const CONTEXT_COUNTER_LIMIT = 1 << 19;
 
@@ -214,7 +220,12 @@ export class Communicator {
   readonly worldOf: Int32Array;
   private readonly rankOfWorld: Map<number, number>;
   private readonly rt: RankRuntime;
-  private readonly shm: ShmCollectives | undefined;
+  private shm: ShmCollectives | undefined;
+  /** Arena offset of the shared-memory block in rank 0's slice (−1: none, or not rank 0's to free). */
+  private readonly shmBlock: number;
+  /** Nonblocking collectives not known to be complete (free() completes them first). */
+  private live: { readonly settledYet: boolean; wait(): unknown }[] = [];
+  private freed = false;
   private seq = 0;
   private readonly plans = new Map<string, Plan>();
   private last: LastPlan | undefined;
@@ -247,6 +258,7 @@ export class Communicator {
     const mine = this.topology.ranksOn(this.nodeRank);
     this.localRank = mine.indexOf(rank);
     this.localSize = mine.length;
+    this.shmBlock = rank === 0 && context !== 0 ? shmOffset : -1;
     this.shm =
       shmOffset >= 0
         ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes)
@@ -601,10 +613,74 @@ export class Communicator {
     return view as unknown as ArrayOf<T>;
   }
 
-  /** Return a buffer obtained from alloc(). */
-  free(buf: ArrayBufferView): void {
-    if (buf.buffer !== this.rt.arena) throw new ArgumentError('free() takes buffers obtained from comm.alloc()');
+  /**
+   * Free the communicator (MPI_Comm_free): collective over its ranks, which must all
+   * call it. Its nonblocking collectives still outstanding complete first (their
+   * errors stay with their requests); then the ranks synchronise and give back what
+   * the communicator holds: the shared-memory block of a one-node communicator (in the
+   * arena slice of its rank 0), its offload engine slot, cached plans and scratch.
+   * Any later call on it throws ArgumentError. The world communicator cannot be freed.
+   */
+  free(): void;
+  /** Return a buffer obtained from alloc() (MPI_Free_mem). */
+  free(buf: ArrayBufferView): void;
+  free(buf?: ArrayBufferView): void {
+    if (buf === undefined && arguments.length === 0) {
+      this.freeCommunicator();
+      return;
+    }
+    if (buf === undefined || buf === null || buf.buffer !== this.rt.arena) throw new ArgumentError('free(buf) takes buffers obtained from comm.alloc()', 'call free() without an argument to free the communicator');
     this.rt.allocator.free(buf.byteOffset);
+  }
+
+  /** Whether free() has been called on this communicator. */
+  get isFreed(): boolean {
+    return this.freed;
+  }
+
+  private freeCommunicator(): void {
+    if (this.freed) throw freedError();
+    if (this.context === 0) throw new ArgumentError('the world communicator cannot be freed', 'free the communicators you made with split() or dup()');
+    for (const r of this.live) {
+      try {
+        r.wait();
+      } catch {
+        // The error belongs to whoever awaits the request.
+      }
+    }
+    this.live = [];
+    this.nodeComm?.free();
+    this.nodeComm = undefined;
+    // Fan-in to rank 0 and back out, point to point: after it no rank touches the
+    // shared block or runs a collective of this communicator.
+    const ep = this.rt.endpoint;
+    const none = new Uint8Array(0);
+    const key = (src: number, dst: number, index: number) => ({ context: this.context, space: SPACE_CTRL, tag: FREE_TAG, src, dst, index }) as const;
+    const w0 = this.worldOf[0];
+    let task: Task;
+    if (this.rank === 0) {
+      const ins: OpTask[] = [];
+      for (let r = 1; r < this.size; r++) ins.push(new OpTask(() => ep.irecv(key(this.worldOf[r], ep.rank, 0), none, { exact: true }), [r]));
+      const outs = (): Task => new OpsTask(Array.from({ length: this.size - 1 }, (_, i) => new OpTask(() => ep.isend(key(ep.rank, this.worldOf[i + 1], 1), none), [i + 1])));
+      task = new Sequence([() => new OpsTask(ins), outs]);
+    } else {
+      task = new Sequence([
+        () => new OpTask(() => ep.isend(key(ep.rank, w0, 0), none), [0]),
+        () => new OpTask(() => ep.irecv(key(w0, ep.rank, 1), none, { exact: true }), [0]),
+      ]);
+    }
+    const timeoutMs = this.defaults.timeoutMs;
+    if (this.size > 1) {
+      this.rt.engine.run(task, { what: `free() of communicator ${this.context}`, timeoutMs, deadline: timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, worldOf: this.worldOf });
+    }
+    this.freed = true;
+    this.shm = undefined;
+    if (this.shmBlock >= 0) this.rt.allocator.free(this.shmBlock);
+    this.rt.offload?.release(this.context);
+    for (const plan of this.plans.values()) for (const ph of plan.phases) for (const set of ph.spare) for (const b of set) this.rt.freeScratch(b);
+    this.plans.clear();
+    this.nodePlans.clear();
+    this.last = undefined;
   }
 
   /** Whether `buf` lives in the node's shared arena (zero-copy eligible). */
@@ -710,6 +786,7 @@ export class Communicator {
     blocking: boolean,
     result: () => T,
   ): T | Request<T> {
+    if (this.freed) throw freedError();
     const reproducible = o?.reproducible ?? this.defaults.reproducible;
     const mode = o?.mode ?? this.defaults.mode ?? 'host';
     if (mode !== 'host') {
@@ -758,7 +835,7 @@ export class Communicator {
         shm.run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
         return result();
       }
-      return new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq), info, result);
+      return this.track(new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq), info, result));
     }
     const input = inPlace && send.byteLength > 0 ? send.slice() : send;
     const phases = plan.phases;
@@ -770,7 +847,14 @@ export class Communicator {
       this.rt.engine.run(task, info);
       return result();
     }
-    return new Request(this.rt.engine, task, info, result);
+    return this.track(new Request(this.rt.engine, task, info, result));
+  }
+
+  /** Remember a nonblocking collective until it completes (see free()). */
+  private track<T>(r: Request<T>): Request<T> {
+    if (this.live.length >= 64) this.live = this.live.filter((x) => !x.settledYet);
+    this.live.push(r);
+    return r;
   }
 
   private offloadClient(): OffloadClient {
@@ -836,7 +920,7 @@ export class Communicator {
       this.rt.engine.run(task, info, this.rt.offloadSpinUs);
       return result();
     }
-    return new Request(this.rt.engine, task, info, result);
+    return this.track(new Request(this.rt.engine, task, info, result));
   }
 
   /** The node-level plan of an offloaded call (cached per shape): roles, addresses, inter-node schedule or NIC protocol. */
@@ -987,6 +1071,7 @@ export class Communicator {
   }
 
   private runTask<T>(task: Task, what: string, o: CallOptions | undefined, blocking: boolean, result: () => T, hint: string): T | Request<T> {
+    if (this.freed) throw freedError();
     const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     const info = new CallInfo(what, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, hint);
     if (blocking) {

@@ -80,6 +80,17 @@ export class OffloadClient {
     }
   }
 
+  /** Drop this rank's registration of a communicator with the engine (comm.free()). */
+  release(context: number): void {
+    if (!this.slots.delete(context)) return;
+    const t = this.post({
+      kind: 'barrier', op: 'noop', datatype: 'uint8', channel: 0, cacheSlot: 0, inPlace: false, mode: 'all-nic', command: 'release',
+      count: 0, root: 0, sendOffset: 0, recvOffset: 0, tag: context, timeoutMs: 0, options: 0,
+    });
+    const r = t.wait(60_000);
+    if (!r.ok) throw engineError(r);
+  }
+
   /** A task that stages the buffers, posts the call to the engine and completes with it. */
   task(c: OffloadCall, slot: number): Task {
     return new OffloadTask(this, c, slot);

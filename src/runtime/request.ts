@@ -38,6 +38,11 @@ export class Request<T> implements PromiseLike<T> {
     else if (this.resolveFn) this.resolveFn(this.result());
   }
 
+  /** @internal Whether the request has settled (no progress made). */
+  get settledYet(): boolean {
+    return this.settled;
+  }
+
   /** True once the operation has completed (successfully or not); makes progress. */
   test(): boolean {
     if (!this.settled) this.engine.progress();

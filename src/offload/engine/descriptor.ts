@@ -12,14 +12,16 @@
  *                     bits 16..20  cache slot       (0..31: "16 or 32 cache slots")
  *                     bit  21      in-place         (send buffer is the recv buffer)
  *                     bit  22      mode             (0 all-NIC, 1 intermediate-only, F12)
- *                     bit  23      command          (0 run a collective, 1 register a communicator)
- *                     bits 24..31  reserved, must be zero
+ *                     bits 23..24  command          (0 run a collective, 1 register a communicator,
+ *                                                    2 release the poster's registration of one)
+ *                     bits 25..31  reserved, must be zero
  *   word 1  count       elements (0..2^31−1); for 'register': the communicator's size
  *   word 2  root        rank (0..2^31−1; 0 for rootless collectives); for 'register': the poster's rank
  *   word 3  sendOffset  byte offset of the send buffer in the shared arena; for 'register': of the
  *                       Int32 list of the communicator's world ranks
  *   word 4  recvOffset  byte offset of the recv buffer in the shared arena
- *   word 5  tag         the communicator's collective sequence number; for 'register': its context id
+ *   word 5  tag         the communicator's collective sequence number; for 'register' and
+ *                       'release': its context id
  *   word 6  timeoutMs   0 = none
  *   word 7  options     arena offset of the call's options (u32 length + UTF-8 JSON), 0 = defaults
  *
@@ -42,10 +44,10 @@ export const CHANNEL_SHIFT = 12;
 export const SLOT_SHIFT = 16;
 export const IN_PLACE_BIT = 1 << 21;
 export const MODE_BIT = 1 << 22;
-export const COMMAND_BIT = 1 << 23;
+export const COMMAND_SHIFT = 23;
 const NIBBLE = 0xf;
 const SLOT_MASK = 0x1f;
-export const RESERVED_MASK = ~((1 << 24) - 1); // bits 24..31
+export const RESERVED_MASK = ~((1 << 25) - 1); // bits 25..31
 
 /** Number of channels and cache slots the control word can name. */
 export const MAX_CHANNELS = 16;
@@ -54,8 +56,13 @@ export const MAX_CACHE_SLOTS = 32;
 export const MAX_WORD = 0x7fffffff;
 
 export type EngineMode = 'all-nic' | 'intermediate-only';
-/** 'collective': run one; 'register': cache a communicator (answer: its cache slot). */
-export type EngineCommand = 'collective' | 'register';
+/**
+ * 'collective': run one; 'register': cache a communicator (answer: its cache slot);
+ * 'release': drop the poster's registration (comm.free()); the slot is reused once
+ * every rank that registered it has released it.
+ */
+export type EngineCommand = 'collective' | 'register' | 'release';
+const COMMANDS: readonly EngineCommand[] = ['collective', 'register', 'release'];
 
 export interface Descriptor {
   readonly kind: CollectiveKind;
@@ -109,9 +116,7 @@ export function encodeControl(d: Descriptor): number {
   if (d.mode !== 'all-nic' && d.mode !== 'intermediate-only') {
     throw new ArgumentError(`descriptor mode '${String(d.mode)}' is unknown`, "use 'all-nic' or 'intermediate-only'");
   }
-  if (d.command !== 'collective' && d.command !== 'register') {
-    throw new ArgumentError(`descriptor command '${String(d.command)}' is unknown`, "use 'collective' or 'register'");
-  }
+  const command = indexOf(COMMANDS, d.command, 'command');
   return (
     (k << KIND_SHIFT) |
     (o << OP_SHIFT) |
@@ -120,7 +125,7 @@ export function encodeControl(d: Descriptor): number {
     (d.cacheSlot << SLOT_SHIFT) |
     (d.inPlace ? IN_PLACE_BIT : 0) |
     (d.mode === 'intermediate-only' ? MODE_BIT : 0) |
-    (d.command === 'register' ? COMMAND_BIT : 0)
+    (command << COMMAND_SHIFT)
   );
 }
 
@@ -149,7 +154,7 @@ export function decodeControl(word: number): ControlFields {
 
 function decodeUncached(word: number): ControlFields {
   if ((word & RESERVED_MASK) !== 0) {
-    throw new ArgumentError(`descriptor control word 0x${(word >>> 0).toString(16)} has reserved bits 24..31 set`);
+    throw new ArgumentError(`descriptor control word 0x${(word >>> 0).toString(16)} has reserved bits 25..31 set`);
   }
   return Object.freeze({
     kind: pick(COLLECTIVES, (word >>> KIND_SHIFT) & NIBBLE, 'kind', word),
@@ -159,7 +164,7 @@ function decodeUncached(word: number): ControlFields {
     cacheSlot: (word >>> SLOT_SHIFT) & SLOT_MASK,
     inPlace: (word & IN_PLACE_BIT) !== 0,
     mode: (word & MODE_BIT) !== 0 ? 'intermediate-only' : 'all-nic',
-    command: (word & COMMAND_BIT) !== 0 ? 'register' : 'collective',
+    command: pick(COMMANDS, (word >>> COMMAND_SHIFT) & 3, 'command', word),
   });
 }
 

@@ -3,7 +3,8 @@
  * (seed 000 ch. 3, seed 003 ch. 6). Its loop, like NIC firmware, polls two sources:
  *
  * - descriptors the node's ranks post (doorbell.ts): 'register' caches a communicator
- *   in one of 32 slots (seed 000 F11's cached communication structures); a collective
+ *   in one of 32 slots (seed 000 F11's cached communication structures), 'release'
+ *   (comm.free()) gives the slot back once every rank that registered it has; a collective
  *   descriptor joins the group of its (slot, sequence number); once every local member
  *   of the communicator has posted, the group runs as a NodeOp (node-op.ts);
  * - its transport endpoint: messages from other engines (through the node proxy) and
@@ -73,6 +74,8 @@ interface CommSlot {
   /** This node's index in the communicator. */
   readonly me: number;
   readonly plans: Map<string, NodePlan>;
+  /** Local ranks (node positions) that registered the communicator and have not released it. */
+  readonly holders: Set<number>;
   /** NIC protocols of this communicator (created on first use). */
   nic?: { port: NicPort; recv: RecvOp | undefined; buf: Uint8Array; nodeOfAddress: Map<number, number> };
 }
@@ -262,6 +265,10 @@ export class OffloadEngine {
       this.register(cl);
       return;
     }
+    if (d.command === 'release') {
+      this.release(cl);
+      return;
+    }
     if (this.c.failAfter !== undefined && this.c.failAfter > 0 && ++this.claims >= this.c.failAfter) {
       throw new Error(`injected engine fault at collective claim ${this.claims} (COLL_ENGINE_FAULT)`);
     }
@@ -300,10 +307,34 @@ export class OffloadEngine {
       worldOf.set(new Int32Array(this.c.arena, d.sendOffset, d.count));
       const comm = commNodes(context, worldOf, this.c.nodeOf);
       const me = comm.nodes.indexOf(this.c.node);
-      this.slots[s] = { comm, me, plans: new Map() };
+      this.slots[s] = { comm, me, plans: new Map(), holders: new Set() };
       this.slotOfContext.set(context, s);
     }
+    this.slots[s]?.holders.add(cl.rank);
     this.c.claimer.complete(cl, 0, s);
+    this.wake(cl.rank);
+  }
+
+  /**
+   * A rank frees a communicator: drop its registration; the last holder's release
+   * empties the slot (its NIC frame receive is cancelled, its plans dropped). The rank
+   * has synchronised with the communicator's other ranks first, so none of its
+   * collectives is still running.
+   */
+  private release(cl: Claim): void {
+    const context = cl.descriptor.tag;
+    const s = this.slotOfContext.get(context);
+    const slot = s === undefined ? undefined : this.slots[s];
+    if (s !== undefined && slot) {
+      slot.holders.delete(cl.rank);
+      if (slot.holders.size === 0) {
+        if (slot.nic?.recv) this.c.endpoint.cancel(slot.nic.recv);
+        this.slots[s] = undefined;
+        this.slotOfContext.delete(context);
+        for (const k of [...this.groups.keys()]) if (k.startsWith(`${s}:`)) this.groups.delete(k);
+      }
+    }
+    this.c.claimer.complete(cl, 0, 0);
     this.wake(cl.rank);
   }
 

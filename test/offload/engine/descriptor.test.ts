@@ -18,7 +18,7 @@ const descriptor: fc.Arbitrary<Descriptor> = fc.record({
   cacheSlot: fc.integer({ min: 0, max: 31 }),
   inPlace: fc.boolean(),
   mode: fc.constantFrom('all-nic' as const, 'intermediate-only' as const),
-  command: fc.constantFrom('collective' as const, 'register' as const),
+  command: fc.constantFrom('collective' as const, 'register' as const, 'release' as const),
   count: word, root: word, sendOffset: word, recvOffset: word, tag: word, timeoutMs: word, options: word,
 });
 const base: Descriptor = {
@@ -35,7 +35,7 @@ describe('offload descriptor', () => {
       expect(decodeControl(encodeControl(d))).toEqual({
         kind: d.kind, op: d.op, datatype: d.datatype, channel: d.channel, cacheSlot: d.cacheSlot, inPlace: d.inPlace, mode: d.mode, command: d.command,
       });
-      expect(encodeControl(d) >>> 24).toBe(0);
+      expect(encodeControl(d) >>> 25).toBe(0); // reserved bits 25..31
     }), { numRuns: 2000 });
   });
 
@@ -70,8 +70,10 @@ describe('offload descriptor', () => {
   });
 
   it('rejects corrupt words on decode', () => {
-    expect(() => decodeControl(1 << 24)).toThrow(/reserved bits/);
+    expect(() => decodeControl(1 << 25)).toThrow(/reserved bits/);
     expect(decodeControl(1 << 23).command).toBe('register');
+    expect(decodeControl(2 << 23).command).toBe('release');
+    expect(() => decodeControl(3 << 23)).toThrow(/command index 3/);
     expect(() => decodeControl(-1)).toThrow(ArgumentError);
     expect(() => decodeControl(0xf)).toThrow(/kind index 15/); // only 9 collectives
     expect(() => decodeControl(0xf << 8)).toThrow(/datatype index 15/);
