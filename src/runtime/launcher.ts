@@ -60,7 +60,7 @@ export interface LaunchResult {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** The first failure, if any. */
+  /** The first failure, if any (rank −1: a node's or the network's, not a rank's). */
   readonly failure?: { readonly rank: number; readonly reason: string };
   /** Process ids of the node processes (all gone when launch() resolves). */
   readonly pids: readonly number[];
@@ -134,9 +134,10 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const onFailure = (rank: number, reason: string, network = false): void => {
     if (failure) return;
     if (network) {
+      // Not the rank's fault: the message names the nodes ("node 1 network failure: …").
       heldNetwork ??= setTimeout(() => {
         heldNetwork = undefined;
-        onFailure(rank, reason);
+        onFailure(-1, reason);
       }, NETWORK_ECHO_MS);
       return;
     }

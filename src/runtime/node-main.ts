@@ -85,6 +85,46 @@ function fail(rank: number, reason: string, network = false): void {
   setTimeout(() => process.exit(1), 3000).unref();
 }
 
+/** How long a failed connection waits for the launcher's word that the peer's ranks have all returned. */
+const EXIT_WORD_MS = 750;
+
+/**
+ * A connection to another node failed. When every rank of that node has returned from
+ * its program, the node has simply finished and the failure means a message for it
+ * that no rank will receive: warn, drop it, and let any rank still waiting on those
+ * ranks fail through its exit-board check, which names them ("rank 3 failed: returned
+ * from its program while world rank 0 still waits for it in send to 3, tag 7").
+ * Otherwise it is a network failure of the job (the launcher looks for a dead node first).
+ */
+function connectionFailed(e: Error, lost: { peer: number; frames: number; bytes: number } | undefined): void {
+  if (lost === undefined) return fail(first, `network failure: ${e.message}`, true);
+  const ranks = Array.from({ length: spec.firstRank[lost.peer + 1] - spec.firstRank[lost.peer] }, (_, i) => spec.firstRank[lost.peer] + i);
+  const until = Date.now() + EXIT_WORD_MS;
+  const decide = (): void => {
+    if (ranks.every((r) => exitBoard.exited(r))) {
+      if (lost.frames > 0) {
+        const who = ranks.length === 1 ? `rank ${ranks[0]}` : `ranks ${ranks[0]}–${ranks[ranks.length - 1]}`;
+        process.stderr.write(
+          `coll: node ${node}: ${lost.frames} message(s) (${lost.bytes} bytes) for node ${lost.peer} not delivered: ${who} had already returned (a send with no matching receive?)\n`,
+        );
+      }
+      return;
+    }
+    if (Date.now() >= until) return fail(first, `network failure: ${e.message}`, true);
+    setTimeout(decide, 25);
+  };
+  decide();
+}
+
+/** COLL_TCP_RESET=node:frames (tests): that node resets its connections after sending `frames` frames. */
+function injectedReset(me: number): number | undefined {
+  const v = process.env.COLL_TCP_RESET;
+  if (!v) return undefined;
+  const m = /^(\d+):(\d+)$/.exec(v);
+  if (!m) throw new Error(`COLL_TCP_RESET must be node:frames (e.g. 1:100), got '${v}'`);
+  return Number(m[1]) === me ? Number(m[2]) : undefined;
+}
+
 let proxy: NodeProxy | undefined;
 if (spec.nodeCount > 1) {
   const { nodeOf, localIndexOf } = placement(spec, node);
@@ -92,7 +132,8 @@ if (spec.nodeCount > 1) {
     node,
     secret: Buffer.from(spec.secret, 'hex'),
     bindHost: spec.bindHost,
-    onError: (e) => fail(first, `node ${node} network failure: ${e.message}`, true),
+    onError: (e, lost) => connectionFailed(e, lost),
+    resetAfterFrames: injectedReset(node),
   });
   const address = await device.listen();
   send({ type: 'listening', address });

@@ -27,8 +27,17 @@ export interface TcpDeviceOptions {
   readonly node: number;
   readonly secret: Buffer;
   readonly bindHost: string;
-  /** Called for connection failures (not for graceful closes). */
-  readonly onError: (e: Error) => void;
+  /**
+   * Called for connection failures (not for graceful closes): with the peer node when
+   * a connection to one failed, and the frames (and their bytes) queued for it that
+   * were not written and are dropped.
+   */
+  readonly onError: (e: Error, lost?: { peer: number; frames: number; bytes: number }) => void;
+  /**
+   * Fault injection for tests (COLL_TCP_RESET=node:frames): after sending this many
+   * frames the device resets (TCP RST) every connection it has, as a failed link would.
+   */
+  readonly resetAfterFrames?: number;
 }
 
 const COPY_LIMIT = 16 * 1024;
@@ -97,6 +106,7 @@ export class TcpDevice implements NodeLink {
   }
 
   send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void {
+    if (this.o.resetAfterFrames !== undefined && ++this.framesSent === this.o.resetAfterFrames) this.resetAll();
     let c = this.sendConn.get(node);
     if (!c) c = this.dial(node);
     if (!c.ready) c.queue.push({ header, payload: payload.byteLength <= COPY_LIMIT ? payload.slice() : payload, onSent });
@@ -119,6 +129,13 @@ export class TcpDevice implements NodeLink {
     c.socket.write(hb);
     c.socket.write(Buffer.from(payload.buffer, payload.byteOffset, n), onSent ? () => onSent() : undefined);
     c.socket.uncork();
+  }
+
+  private framesSent = 0;
+
+  /** Injected link failure: reset every connection (the peers see ECONNRESET). */
+  private resetAll(): void {
+    for (const c of [...this.all]) this.lost(c, new TransportError('connection reset (injected by COLL_TCP_RESET)'), true);
   }
 
   private dial(node: number): Conn {
@@ -179,11 +196,15 @@ export class TcpDevice implements NodeLink {
     for (const p of q) this.write(c, p.header, p.payload, p.onSent);
   }
 
-  private lost(c: Conn, e: Error): void {
-    this.all.delete(c);
+  private lost(c: Conn, e: Error, reset = false): void {
+    if (!this.all.delete(c)) return;
     if (this.sendConn.get(c.peer) === c) this.sendConn.delete(c.peer);
-    c.socket.destroy();
-    if (!this.closing) this.o.onError(new TransportError(`node ${this.node}: connection to node ${c.peer} failed: ${e.message}`));
+    if (reset) c.socket.resetAndDestroy();
+    else c.socket.destroy();
+    const frames = c.queue.length;
+    const bytes = c.queue.reduce((n, p) => n + p.payload.byteLength, 0);
+    c.queue = [];
+    if (!this.closing) this.o.onError(new TransportError(`node ${this.node}: connection to node ${c.peer} failed: ${e.message}`), { peer: c.peer, frames, bytes });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,140 @@
+/**
+ * The fault suite: every fault ends the job within a bounded time with a message
+ * naming the failed rank or node, and leaves no process behind.
+ *
+ * - a rank that returns (or exits with code 0) while its peers wait for it, on one
+ *   node and across nodes; a rank that is merely late gets a "still waiting" warning
+ *   naming the collective and the missing rank, and the job succeeds;
+ * - a node process killed (SIGKILL), the launcher killed, a TCP connection reset
+ *   mid-job (COLL_TCP_RESET), a send to a rank of a node that has finished;
+ * - a rank that never arrives: cli.test.ts (`coll run --timeout`) and the
+ *   TimeoutError checks of programs/errors.ts.
+ *
+ * Timeouts of seconds are upper bounds for a loaded machine, not performance checks.
+ * Node processes are found through a marker in their environment (/proc/PID/environ).
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runJob } from './job.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A fresh marker for a job's environment. */
+function marker(): string {
+  return `fault-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** Processes (other than this one) whose environment carries COLL_FAULT_MARKER=m. */
+function processesWith(m: string): number[] {
+  const needle = `COLL_FAULT_MARKER=${m}`;
+  const found: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(needle)) found.push(Number(d));
+    } catch {
+      // gone meanwhile, or not ours
+    }
+  }
+  return found;
+}
+
+/** Wait until no process carries the marker; returns those still there after `ms`. */
+async function leftBehind(m: string, ms = 10_000): Promise<number[]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const p = processesWith(m);
+    if (p.length === 0 || Date.now() > until) return p;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('ranks that return early', () => {
+  for (const [how, ranks, nodes] of [
+    ['return', 3, 1],
+    ['exit0', 3, 1],
+    ['return', 4, 2],
+  ] as const) {
+    it(`${how}: the peers fail fast naming the rank (${ranks} ranks, ${nodes} node(s))`, async () => {
+      const t0 = Date.now();
+      const r = await runJob('early-exit.ts', ranks, nodes, [how]);
+      const took = Date.now() - t0;
+      expect(r.exitCode, r.stderr).not.toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`rank ${ranks - 1} failed: returned from its program while world rank \\d still waits for it in allreduce`));
+      expect(took).toBeLessThan(60_000); // the collective's timeout is 120 s
+    });
+  }
+});
+
+describe('a late rank', () => {
+  it('gets a "still waiting" warning naming the collective and the rank, then the job succeeds', async () => {
+    const r = await runJob('early-exit.ts', 3, 1, ['late'], { COLL_WARN_AFTER_MS: '500' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/still waiting after \d+ s in allreduce #\d+ on communicator 0 .*for world ranks \[2\]/);
+    expect(r.stdout.match(/allreduce 3/g)?.length).toBe(3);
+  });
+});
+
+describe('a node that dies', () => {
+  it('ends the job with a message naming the dead node and its ranks, not a healthy rank (4 ranks, 2 nodes)', async () => {
+    const t0 = Date.now();
+    const m = marker();
+    const r = await runJob('kill-node.ts', 4, 2, [], { COLL_FAULT_MARKER: m });
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/coll: node 1 \(ranks 2–3\) died: killed by SIGKILL/);
+    expect(r.stderr).not.toMatch(/network failure/);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(await leftBehind(m)).toEqual([]);
+  });
+});
+
+describe('the launcher killed', () => {
+  it('takes every node process with it (4 ranks, 2 nodes)', async () => {
+    const m = marker();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '4', '--nodes', '2', 'test/runtime/programs/spin.ts'], {
+      cwd: root,
+      env: { ...process.env, COLL_FAULT_MARKER: m },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => void (err += String(d)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += String(d);
+        if ((out.match(/ready/g) ?? []).length === 4) resolve();
+      });
+      child.once('close', (code) => reject(new Error(`the job ended (exit ${code}) before every rank was ready: ${err}`)));
+    });
+    const nodes = processesWith(m).filter((p) => p !== child.pid);
+    expect(nodes.length).toBeGreaterThanOrEqual(2); // the node processes are found
+    const t0 = Date.now();
+    child.kill('SIGKILL');
+    expect(await leftBehind(m)).toEqual([]);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+});
+
+describe('a connection reset mid-job', () => {
+  it('ends the job naming the nodes of the connection, not a rank (4 ranks, 2 nodes)', async () => {
+    const t0 = Date.now();
+    const m = marker();
+    const r = await runJob('spin.ts', 4, 2, [], { COLL_FAULT_MARKER: m, COLL_TCP_RESET: '1:50' });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/coll: network failure: node [01]: connection to node [01] failed: (connection reset \(injected by COLL_TCP_RESET\)|read ECONNRESET)/);
+    expect(r.stderr).not.toMatch(/coll: rank \d failed: .*network failure/);
+    expect(Date.now() - t0).toBeLessThan(60_000);
+    expect(await leftBehind(m)).toEqual([]);
+  });
+});
+
+describe('a send to a rank that has returned, on a node that has finished', () => {
+  it('is reported as undelivered, not as a network failure, and the job succeeds (2 ranks, 2 nodes)', async () => {
+    const r = await runJob('unmatched-send.ts', 2, 2, ['2000']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/coll: node 0: 1 message\(s\) \(24 bytes\) for node 1 not delivered: rank 1 had already returned/);
+    expect(r.stderr).not.toMatch(/ECONNREFUSED|network failure/);
+  });
+});
