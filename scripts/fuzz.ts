@@ -1,23 +1,32 @@
 /**
- * Long randomized runs: `npm run fuzz -- --minutes N [--seed S] [--calls C]`.
+ * Long randomized runs: `npm run fuzz -- --minutes N [--seed S] [--calls C] [--total T] [--json F]`.
  *
  * Launches jobs of test/fuzz/programs/fuzz.ts back to back — 1 to 6 ranks on 1 to 3
  * nodes, a fresh seed each (derived from --seed when given, so a whole run can be
  * repeated) — until the time is up, prints a progress line per job (calls, rate, wrong
- * results, other failures) and a summary with the seeds of every failing job. Exit
- * code 1 if anything failed.
+ * results, other failures) and a summary with the seeds of every failing job. It stops
+ * after N minutes, or once T calls have run when --total is given; --json writes the
+ * summary to a file. Exit code 1 if anything failed.
  */
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { launch } from '../src/index.js';
 import { prng } from '../src/core/random.js';
 
 const { values } = parseArgs({
-  options: { minutes: { type: 'string', default: '5' }, seed: { type: 'string' }, calls: { type: 'string', default: '400' } },
+  options: {
+    minutes: { type: 'string', default: '5' },
+    seed: { type: 'string' },
+    calls: { type: 'string', default: '400' },
+    total: { type: 'string' },
+    json: { type: 'string' },
+  },
 });
 const minutes = Number(values.minutes);
 const callsPerJob = Number(values.calls);
-if (!(minutes > 0) || !(callsPerJob > 0)) throw new Error('--minutes and --calls must be positive numbers');
+const total = values.total !== undefined ? Number(values.total) : Infinity;
+if (!(minutes > 0) || !(callsPerJob > 0) || !(total > 0)) throw new Error('--minutes, --calls and --total must be positive numbers');
 const base = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
 const rand = prng(base);
 const program = fileURLToPath(new URL('../test/fuzz/programs/fuzz.ts', import.meta.url));
@@ -30,7 +39,7 @@ let errors = 0;
 const failing: string[] = [];
 const byShape = new Map<string, number>();
 console.log(`fuzz: ${minutes} min from base seed ${base} (npm run fuzz -- --seed ${base} repeats this run)`);
-while (Date.now() - t0 < minutes * 60_000) {
+while (Date.now() - t0 < minutes * 60_000 && calls < total) {
   const ranks = 1 + Math.floor(rand() * 6);
   const nodes = 1 + Math.floor(rand() * Math.min(3, ranks));
   const seed = Math.floor(rand() * 2 ** 31);
@@ -61,5 +70,21 @@ for (const [shape, n] of [...byShape].sort()) console.log(`  ${shape}: ${n} call
 if (failing.length > 0) {
   console.log('\nfailing jobs (each line reproduces one):');
   for (const f of failing) console.log(`  ${f}`);
+}
+if (values.json) {
+  const summary = {
+    baseSeed: base,
+    callsPerJob,
+    jobs,
+    calls,
+    rankChecks: checks,
+    wrongResults: wrong,
+    otherFailures: errors,
+    minutes: Number(((Date.now() - t0) / 60_000).toFixed(1)),
+    byShape: Object.fromEntries([...byShape].sort()),
+    failing,
+    date: new Date().toISOString(),
+  };
+  writeFileSync(values.json, `${JSON.stringify(summary, null, 2)}\n`);
 }
 process.exitCode = failing.length > 0 ? 1 : 0;
