@@ -85,7 +85,21 @@ export function inputOf(c: Case, P: number, rank: number): Uint8Array {
   const n = c.collective === 'bcast' ? (rank === root ? c.count : 0) : io.in;
   const buf = new Uint8Array(n * t.size);
   const rand = prng(c.seed * 1000003 + rank * 7919 + 17);
-  for (let i = 0; i < n; i++) setElement(t, buf, i, value(c.datatype, c.op ?? 'sum', rand, rank, c.inexact ?? false));
+  const op = c.op ?? 'sum';
+  if (t.kind !== 'pair' && op !== 'perm8' && !c.inexact) {
+    // The common case, through a typed view (the values value() would give, 20× faster).
+    const view = new t.valueArray(buf.buffer, 0, n);
+    const uint = t.kind === 'uint';
+    if (t.bigint) {
+      const v64 = view as BigInt64Array | BigUint64Array;
+      for (let i = 0; i < n; i++) v64[i] = BigInt(uint ? Math.floor(rand() * 16) : Math.floor(rand() * 17) - 8);
+    } else {
+      const vn = view as Exclude<typeof view, BigInt64Array | BigUint64Array>;
+      for (let i = 0; i < n; i++) vn[i] = uint ? Math.floor(rand() * 16) : Math.floor(rand() * 17) - 8;
+    }
+    return buf;
+  }
+  for (let i = 0; i < n; i++) setElement(t, buf, i, value(c.datatype, op, rand, rank, c.inexact ?? false));
   return buf;
 }
 
