@@ -37,6 +37,7 @@ import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
 import { OpsTask, OpTask, Sequence, type Task } from './task.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
+import { bigSlotBytes, SHM_BLOCK_LIMIT, SHM_SLOT_BYTES } from './config.js';
 import { checkOffloadable, commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodePlan } from '../offload/engine/node-plan.js';
 import type { BuiltinOpName } from '../core/ops.js';
 import { COUNTER_WORDS } from '../offload/engine/spec.js';
@@ -238,7 +239,7 @@ export class Communicator {
   private readonly nodePlans = new Map<string, NodePlan>();
 
   /** @internal Use init(), split() or dup(). */
-  constructor(rt: RankRuntime, context: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, shmOffset: number, shmSlotBytes?: number) {
+  constructor(rt: RankRuntime, context: number, worldOf: Int32Array, rank: number, defaults: CommDefaults, shmOffset: number, shmSlotBytes?: number, shmBlockBytes?: number) {
     this.rt = rt;
     this.context = context;
     this.worldOf = worldOf;
@@ -261,7 +262,7 @@ export class Communicator {
     this.shmBlock = rank === 0 && context !== 0 ? shmOffset : -1;
     this.shm =
       shmOffset >= 0
-        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes)
+        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes, shmBlockBytes)
         : undefined;
   }
 
@@ -331,7 +332,7 @@ export class Communicator {
       const ctor = (sendbuf as ArrayBufferView).constructor;
       const out = recvbuf ?? sendbuf;
       const n = (sendbuf as unknown as NumberArray).length;
-      if (NUMBER_ARRAYS.has(ctor) && out.constructor === ctor && n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT <= shm.limit && (out as unknown as NumberArray).length >= n) {
+      if (NUMBER_ARRAYS.has(ctor) && out.constructor === ctor && n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT <= shm.blockLimit && (out as unknown as NumberArray).length >= n) {
         const seq = this.seq;
         this.seq = (seq + 1) & 0x3fffffff;
         let sig = this.laneSig;
@@ -566,16 +567,21 @@ export class Communicator {
     const node = rt.nodeOf[worldOf[0]];
     const oneNode = worldOf.every((w) => rt.nodeOf[w] === node);
     if (!oneNode || size === 1) return new Communicator(rt, ctx, worldOf, rank, defaults, -1);
-    // Rank 0 allocates the block in its arena slice and tells the others where it is.
+    // Rank 0 allocates the block in its arena slice and tells the others where it is and
+    // its slot size: big slots (P blocks of 64 KiB) while the block takes at most a
+    // sixteenth of the slice's free room, else 4 KiB, else none (the communicator then
+    // runs schedules only).
     const ep = rt.endpoint;
-    const word = new Int32Array(1);
+    const word = new Int32Array(2);
     const key = (dst: number) => ({ context: ctx, space: SPACE_CTRL, tag: SETUP_TAG, src: ep.rank, dst, index: 0 }) as const;
     let task: Task;
     if (rank === 0) {
-      const bytes = shmBlockBytes(size);
-      const off = rt.allocator.alloc(bytes);
-      if (off >= 0) initShmBlock(rt.arena, off, size);
+      const big = bigSlotBytes(size, rt.allocator.available / 16);
+      const slotBytes = shmBlockBytes(size, big) <= rt.allocator.available / 16 ? big : SHM_SLOT_BYTES;
+      const off = rt.allocator.alloc(shmBlockBytes(size, slotBytes));
+      if (off >= 0) initShmBlock(rt.arena, off, size, slotBytes);
       word[0] = off;
+      word[1] = slotBytes;
       const tasks: OpTask[] = [];
       for (let r = 1; r < size; r++) tasks.push(new OpTask(() => ep.isend(key(worldOf[r]), byteView(word)), [r]));
       task = new OpsTask(tasks);
@@ -588,7 +594,7 @@ export class Communicator {
       deadline: timeoutMs > 0 ? performance.now() + timeoutMs : Infinity,
       worldOf,
     });
-    return new Communicator(rt, ctx, worldOf, rank, defaults, word[0]);
+    return new Communicator(rt, ctx, worldOf, rank, defaults, word[0], word[1], SHM_BLOCK_LIMIT);
   }
 
   // ---------------------------------------------------------- shared memory
@@ -760,7 +766,7 @@ export class Communicator {
     const key = planKey(shape);
     let plan = this.plans.get(key);
     if (!plan) {
-      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0 }, shape);
+      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0, shmBlockLimit: this.shm?.blockLimit ?? 0 }, shape);
       const simd = this.rt.simd;
       if (simd && plan.kernel && shape.op?.name === 'sum') plan = { ...plan, kernel: simd.arenaSum(shape.type, plan.kernel) };
       if (this.plans.size >= MAX_PLANS) {

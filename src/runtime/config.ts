@@ -43,11 +43,28 @@ export interface JobSpec {
  */
 export const SHM_SLOT_BYTES = 4096;
 /**
- * Slot size of the world communicator's block (one-node jobs; reserved once at the
- * start of the arena): up to 64 KiB per rank the flat path beats the schedules, whose
- * first calls at a new size also pay for compiling and planning (docs/benchmarks.md).
+ * Largest block (one rank's contribution, the MPI count × element size) that takes the
+ * flat path on a communicator with big slots: up to 64 KiB the flat path beats the
+ * schedules, whose first calls at a new size also pay for compiling and planning
+ * (docs/benchmarks.md).
  */
-export const WORLD_SHM_SLOT_BYTES = 65536;
+export const SHM_BLOCK_LIMIT = 65536;
+
+/**
+ * Slot size for big-slot blocks (the world's, and sub-communicators' when rank 0's arena
+ * slice has room): P blocks of SHM_BLOCK_LIMIT, so that scatter, alltoall and
+ * reduce_scatter, whose ranks write all P blocks, take the flat path up to 64 KiB per
+ * block too; at most `budget` bytes for the whole block, never under one block.
+ */
+export function bigSlotBytes(size: number, budget: number): number {
+  const fit = Math.floor(budget / (2 * size + 2) / 4096) * 4096 - 4096;
+  return Math.max(SHM_BLOCK_LIMIT, Math.min(SHM_BLOCK_LIMIT * size, fit));
+}
+
+/** Slot size of the world communicator's block (one-node jobs; reserved at the start of the arena, at most an eighth of it). */
+export function worldShmSlotBytes(size: number, arenaBytes: number): number {
+  return bigSlotBytes(size, arenaBytes / 8);
+}
 
 export interface NodeSpec extends JobSpec {
   readonly node: number;

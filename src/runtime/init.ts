@@ -14,7 +14,7 @@
 import { workerData } from 'node:worker_threads';
 import { ArgumentError } from '../core/errors.js';
 import { checkTimeout, Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
-import { WORKER_KEY, WORLD_SHM_SLOT_BYTES, type RankSpec } from './config.js';
+import { SHM_BLOCK_LIMIT, WORKER_KEY, worldShmSlotBytes, type RankSpec } from './config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 
 export interface InitOptions {
@@ -83,7 +83,7 @@ export function init(o: InitOptions = {}): Communicator {
     warmup: o.warmup ?? envFlag('COLL_WARMUP') ?? true,
   };
   const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);
-  const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset, WORLD_SHM_SLOT_BYTES);
+  const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset, worldShmSlotBytes(worldOf.length, rt.arena.byteLength), SHM_BLOCK_LIMIT);
   const mode = o.mode ?? envMode();
   if (mode !== undefined && mode !== 'host') world.setMode(mode);
   holder[WORLD] = world;

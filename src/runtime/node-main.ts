@@ -16,7 +16,7 @@
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
-import { WORKER_KEY, WORLD_SHM_SLOT_BYTES, placement, type NodeSpec, type RankSpec } from './config.js';
+import { WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from './config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from './simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
@@ -70,8 +70,9 @@ let worldShmOffset = -1;
 let arenaReserved = 0;
 if (spec.nodeCount === 1 && spec.size > 1) {
   worldShmOffset = 0;
-  arenaReserved = Math.ceil(shmBlockBytes(spec.size, WORLD_SHM_SLOT_BYTES) / 64) * 64;
-  initShmBlock(arena, 0, spec.size, WORLD_SHM_SLOT_BYTES);
+  const slotBytes = worldShmSlotBytes(spec.size, spec.arenaBytes);
+  arenaReserved = Math.ceil(shmBlockBytes(spec.size, slotBytes) / 64) * 64;
+  initShmBlock(arena, 0, spec.size, slotBytes);
 }
 
 let failed = false;

@@ -62,6 +62,8 @@ export interface PlanTarget {
   readonly topology: Topology;
   /** Slot size of the communicator's flat shared-memory block (0: none). */
   readonly shmLimit: number;
+  /** Largest block (count × element size) the flat path takes (default: the slot size). */
+  readonly shmBlockLimit?: number;
 }
 
 export function planKey(c: CallShape): string {
@@ -77,7 +79,7 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
       'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })',
     );
   }
-  if (t.shmLimit > 0 && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit) {
+  if (t.shmLimit > 0 && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit)) {
     const algorithm = `${c.kind}/shm_flat`;
     return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }

@@ -2,8 +2,9 @@
  * Flat shared-memory collectives: the small-message path of a communicator whose
  * ranks all live on one node (hand-tuned; not a catalogue schedule). Every
  * collective, blocking and nonblocking, when one rank's contribution fits a slot
- * (the block's slot size: WORLD_SHM_SLOT_BYTES for the world, SHM_SLOT_BYTES for
- * communicators made by split and dup) and no algorithm is named.
+ * (the block's slot size: P × 64 KiB for the world and for communicators made by
+ * split and dup while their rank 0's arena slice has room, else 4 KiB; blocks of at
+ * most 64 KiB) and no algorithm is named.
  *
  * A call c uses phase p = c mod 2: rank r writes its contribution into slot [p][r]
  * of the communicator's block in the node arena and publishes the call's target
@@ -123,6 +124,8 @@ export class ShmCollectives {
 
   /** Largest slot write of one rank in bytes (the block's slot size; see slotBytes). */
   readonly limit: number;
+  /** Largest block (count × element size) calls may have (at most the slot size). */
+  readonly blockLimit: number;
   private readonly i32: Int32Array;
   private readonly u8: Uint8Array;
   private readonly base: number;
@@ -146,8 +149,10 @@ export class ShmCollectives {
     private readonly engine: Engine,
     private readonly describe: DescribeCall,
     slotBytes: number = SHM_SLOT_BYTES,
+    blockBytes: number = slotBytes,
   ) {
     this.limit = slotBytes;
+    this.blockLimit = Math.min(slotBytes, blockBytes);
     const stride = slotBytes + 64;
     this.u8 = new Uint8Array(arena);
     this.i32 = new Int32Array(arena);

@@ -2,8 +2,8 @@
  * Rank program: the flat shared-memory path under the orders that stress its slot
  * reuse — rooted calls whose roots return at once (eager) followed by calls on the
  * same phase, and up to eight outstanding nonblocking calls mixed with blocking
- * ones — over every collective with small counts, on the world and on a split with
- * reversed rank order. Results are checked against values computed here from the
+ * ones — over every collective with small counts, then with blocks of 4–64 KiB, on
+ * the world and on a split with reversed rank order. Results are checked against values computed here from the
  * inputs (a rank-order fold for the reductions). Argument: the number of rounds.
  */
 import { init, type Communicator } from '../../../src/index.js';
@@ -111,6 +111,21 @@ async function stress(comm: Communicator): Promise<void> {
     // Complete in reverse order half of the time.
     if (i % 2) out.reverse();
     for (const o of out) {
+      await o.req;
+      o.check();
+    }
+  }
+  // 3. Blocks of 4 KiB to 64 KiB (int32): P blocks per rank for scatter, alltoall and
+  // reduce_scatter, in the big slots of the world and of sub-communicators.
+  for (let i = 0; i < Math.min(rounds, 6); i++) {
+    const n = [1024, 4096, 16384][i % 3];
+    const out: { req?: PromiseLike<unknown>; check: () => void }[] = [];
+    for (const kind of KINDS) {
+      const c = call(comm, kind, k++, n, (i + k) % comm.size, i % 2 === 1);
+      if (c.req) out.push(c);
+      else c.check();
+    }
+    for (const o of out.reverse()) {
       await o.req;
       o.check();
     }
