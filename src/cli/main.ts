@@ -11,11 +11,18 @@ import { reproduceCommand } from './commands/reproduce.js';
 import { simCommand } from './commands/sim.js';
 import { tuneCommand } from './commands/tune.js';
 import type { Command } from './command.js';
+import { readFileSync } from 'node:fs';
+
+/** The package's version (package.json sits two levels above src/cli and dist/cli). */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, benchCommand, experimentCommand];
 
 function usage(): string {
-  const lines = ['usage: coll <command> [options]   (coll <command> --help for details)', '', 'commands:'];
+  const lines = ['usage: coll <command> [options]   (coll <command> --help for details; coll --version)', '', 'commands:'];
   for (const c of COMMANDS) lines.push(`  ${c.name.padEnd(12)} ${c.summary}`);
   return lines.join('\n');
 }
@@ -25,6 +32,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     console.log(usage());
     return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(`coll ${version()} (Node.js ${process.versions.node})`);
+    return 0;
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {

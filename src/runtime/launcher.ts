@@ -68,8 +68,22 @@ export interface LaunchResult {
 
 const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
 
-/** tsx, to run TypeScript: `--import` for node processes, its register() API for rank threads. */
-function tsxLoader(): { process: string; worker: string } {
+/**
+ * tsx, to run TypeScript: `--import` for node processes, its register() API for rank
+ * threads. An optional peer dependency: JavaScript programs run from dist/ need no loader.
+ */
+function tsxLoader(program: string): { process: string; worker: string } {
+  try {
+    return resolveTsx();
+  } catch {
+    throw new ArgumentError(
+      `program '${program}' is TypeScript, and running TypeScript needs tsx, which is not installed`,
+      'npm install tsx (next to collectives), or compile the program to JavaScript',
+    );
+  }
+}
+
+function resolveTsx(): { process: string; worker: string } {
   const meta = import.meta as ImportMeta & { resolve?: (s: string) => string };
   if (typeof meta.resolve === 'function') return { process: meta.resolve('tsx'), worker: meta.resolve('tsx/esm/api') };
   // Hosts without import.meta.resolve (vitest): read tsx's export map.
@@ -91,7 +105,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const arenaMb = o.arenaMb ?? (Number(vars.COLL_ARENA_MB) || 256);
   checkIntRange('arena size (MiB)', arenaMb, 1, 1 << 16);
   const selfTs = import.meta.url.endsWith('.ts');
-  const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader() : undefined;
+  const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader(program) : undefined;
   const job: JobSpec = {
     jobId: randomBytes(6).toString('hex'),
     size: o.ranks,

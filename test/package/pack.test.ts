@@ -1,0 +1,87 @@
+/**
+ * The package as a user gets it: `npm pack` of the project (its prepare script
+ * builds dist/), installed from the tarball into an empty directory, then `coll
+ * --version`, a 4-rank `coll run` of examples/allreduce.mjs on 2 nodes, an import of
+ * the package, the CommonJS explanation, and the error for a TypeScript program
+ * without tsx. The project is copied first, so that packing does not rebuild the
+ * dist/ other tests may be using.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+const work = mkdtempSync(join(tmpdir(), 'coll-pack-'));
+const app = join(work, 'app');
+let files: string[] = [];
+
+function run(cmd: string, args: string[], cwd: string): { code: number; out: string; err: string } {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error' }, timeout: 240_000 });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+beforeAll(() => {
+  const copy = join(work, 'project');
+  const tracked = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+  for (const f of tracked) {
+    if (!existsSync(join(root, f))) continue; // deleted in the working tree
+    mkdirSync(dirname(join(copy, f)), { recursive: true });
+    cpSync(join(root, f), join(copy, f));
+  }
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  const pack = run('npm', ['pack', '--json', '--pack-destination', work], copy);
+  expect(pack.code, pack.err).toBe(0);
+  const info = JSON.parse(pack.out.slice(pack.out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  files = info[0].files.map((f) => f.path);
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  const install = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, info[0].filename)], app);
+  expect(install.code, install.err).toBe(0);
+}, 300_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the packed package', () => {
+  it('ships the built library and CLI, without sources, maps or tests', () => {
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('dist/cli/bin.js');
+    expect(files).toContain('LICENSE');
+    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+  });
+
+  it('runs coll --version', () => {
+    const r = run('npx', ['--no-install', 'coll', '--version'], app);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`coll ${version}`);
+  });
+
+  it('runs the JavaScript example on 4 ranks in 2 nodes', () => {
+    cpSync(join(root, 'examples', 'allreduce.mjs'), join(app, 'allreduce.mjs'));
+    const r = run('npx', ['--no-install', 'coll', 'run', '-n', '4', '--nodes', '2', 'allreduce.mjs'], app);
+    expect(r.code, r.err).toBe(0);
+    const lines = r.out.split('\n').filter((l) => l.includes('sum 10 (expected 10), allgather [0,1,2,3]'));
+    expect(lines.length, r.out).toBe(4);
+  });
+
+  it('imports as an ES module, and explains itself to require()', () => {
+    const imp = run(process.execPath, ['--input-type=module', '-e', "import { init, listAlgorithms } from 'collectives'; console.log(typeof init, listAlgorithms('allreduce').length > 3)"], app);
+    expect(imp.code, imp.err).toBe(0);
+    expect(imp.out.trim()).toBe('function true');
+    const req = run(process.execPath, ['-e', "require('collectives')"], app);
+    expect(req.code).not.toBe(0);
+    expect(req.err).toContain('collectives is an ES module and cannot be loaded with require()');
+  });
+
+  it('says what to install when a TypeScript program is run without tsx', () => {
+    writeFileSync(join(app, 'prog.ts'), "import { init } from 'collectives';\ninit();\n");
+    const r = run('npx', ['--no-install', 'coll', 'run', '-n', '2', 'prog.ts'], app);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toContain('running TypeScript needs tsx, which is not installed');
+    expect(r.err).toContain('npm install tsx');
+  });
+});
