@@ -11,6 +11,7 @@ import { reproduceCommand } from './commands/reproduce.js';
 import { simCommand } from './commands/sim.js';
 import { tuneCommand } from './commands/tune.js';
 import type { Command } from './command.js';
+import { closest } from './args.js';
 import { readFileSync } from 'node:fs';
 
 /** The package's version (package.json sits two levels above src/cli and dist/cli). */
@@ -39,7 +40,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
-    console.error(`coll: unknown command '${name}'\n\n${usage()}`);
+    const near = closest(name, COMMANDS.map((c) => c.name));
+    console.error(`coll: unknown command '${name}'${near ? `; did you mean '${near}'?` : ''}\n\n${usage()}`);
     return 2;
   }
   try {

@@ -85,7 +85,7 @@ describe('coll bench', () => {
     const c = capture();
     const code = await main(['bench', 'allfoo']).finally(c.restore);
     expect(code).toBe(2);
-    expect(c.err.join('')).toContain("unknown or missing collective 'allfoo'");
+    expect(c.err.join('')).toContain("unknown collective 'allfoo'");
   });
 
   it('iteration counts and sizes follow peer-bench; the table has one row per record', () => {

@@ -21,8 +21,8 @@ const OPTIONS: OptionSpec[] = [
   { name: 'algorithm', alias: 'a', type: 'string', repeat: true, description: "algorithm to time (repeatable; 'auto' = automatic selection, the default)" },
   { name: 'all-algorithms', type: 'boolean', description: 'time every catalogue algorithm (and auto)' },
   { name: 'mode', type: 'string', repeat: true, description: "execution mode: host (default), offload, intermediate (repeatable; with offload modes --algorithm names the inter-node schedule)" },
-  { name: 'min-bytes', type: 'number', description: 'smallest message per rank (default 8)' },
-  { name: 'max-bytes', type: 'number', description: 'largest message per rank (default 1 MiB)' },
+  { name: 'min-bytes', type: 'bytes', description: 'smallest message per rank (default 8)' },
+  { name: 'max-bytes', type: 'bytes', description: 'largest message per rank (default 1 MiB)' },
   { name: 'iterations', alias: 'i', type: 'number', description: 'timed calls per size for messages up to 16 KiB (default 1000; fewer above)' },
   { name: 'warmup', type: 'number', description: 'warm-up calls per size (default iterations/10 + 1)' },
   { name: 'datatype', type: 'string', description: 'element type (default float64)' },
@@ -47,8 +47,12 @@ export const benchCommand: Command = {
       return 0;
     }
     const collective = args.positionals[0];
-    if (collective === undefined || !isCollective(collective)) {
-      throw new ArgumentError(`unknown or missing collective '${collective ?? ''}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
+    if (collective === undefined) {
+      console.error(helpText(USAGE, OPTIONS));
+      return 2;
+    }
+    if (!isCollective(collective)) {
+      throw new ArgumentError(`unknown collective '${collective}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
     }
     const ranks = opt<number>(args, 'np') ?? 2;
     const nodes = opt<number>(args, 'nodes') ?? 1;

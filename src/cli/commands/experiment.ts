@@ -47,7 +47,7 @@ const COMMON: OptionSpec[] = [
 
 const SPECIFIC: Record<ExperimentName, OptionSpec[]> = {
   noise: [
-    { name: 'bytes', type: 'number', description: 'allreduce size per rank (float64 sum; default 8 = 1 element)' },
+    { name: 'bytes', type: 'bytes', description: 'allreduce size per rank (float64 sum; default 8 = 1 element)' },
     { name: 'window-us', type: 'number', repeat: true, description: 'window widths for the share-inside-a-window statistic (default 4 and 20, the seed\'s)' },
     { name: 'trim', type: 'number', description: 'share of the largest samples dropped for the trimmed mean and σ (default 0.01)' },
     { name: 'repetitions', type: 'number', description: 'split the iterations over this many jobs per mode, run interleaved (default 5)' },
@@ -57,7 +57,7 @@ const SPECIFIC: Record<ExperimentName, OptionSpec[]> = {
     { name: 'collective', type: 'string', repeat: true, description: 'barrier and/or bcast (default both)' },
     { name: 'skew-us', type: 'string', repeat: true, description: 'average skews in µs, comma-separated or repeated (default 0,40,100,200,400,800; max = 3 × average)' },
     { name: 'repetitions', type: 'number', description: 'repetitions per point; medians reported (default 3)' },
-    { name: 'bytes', type: 'number', description: 'bcast message size (default 8)' },
+    { name: 'bytes', type: 'bytes', description: 'bcast message size (default 8)' },
     { name: 'seed', type: 'number', description: 'seed of the skew draws (default 1)' },
   ],
   overlap: [

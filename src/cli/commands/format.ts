@@ -1,5 +1,5 @@
 /** Formatting helpers shared by the model, tune, fit and reproduce commands. */
-import { ArgumentError } from '../../core/errors.js';
+import { parseSize } from '../args.js';
 import type { ParamValue } from '../../schedule/context.js';
 import type { TermName } from '../../model/terms.js';
 
@@ -22,21 +22,8 @@ export function formatDominant(d: readonly { term: TermName; share: number }[]):
   return d.map((x) => `${x.term} ${(x.share * 100).toFixed(0)}%`).join(', ');
 }
 
-/** Parse a comma-separated list of positive integers (with k/M suffixes: 4k = 4096). */
+/** Parse a comma-separated list of sizes (with units: 4k = 4KiB = 4096; see parseSize). */
 export function parseIntList(name: string, s: string): number[] {
   return s.split(',').map((x) => parseSize(name, x));
 }
 
-/** Parse a size with an optional k, M, G suffix (binary: 1k = 1024). */
-export function parseSize(name: string, s: string): number {
-  const m = /^(\d+(?:\.\d+)?)([kKmMgG]?)[bB]?$/.exec(s.trim());
-  if (!m) throw sizeError(name, s);
-  const mult = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[m[2].toLowerCase() as '' | 'k' | 'm' | 'g'];
-  const v = Number(m[1]) * mult;
-  if (!Number.isSafeInteger(v)) throw sizeError(name, s);
-  return v;
-}
-
-function sizeError(name: string, s: string): ArgumentError {
-  return new ArgumentError(`--${name} needs a non-negative integer (optionally with a k, M or G suffix), got '${s}'`);
-}

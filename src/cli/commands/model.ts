@@ -9,9 +9,9 @@ import { getMachine } from '../../model/machines/index.js';
 import { MODELS, modelNames } from '../../model/models.js';
 import { predictAll, type AlgorithmPrediction, type NotApplicable } from '../../model/predict.js';
 import { tune } from '../../tune/tuner.js';
-import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
+import { helpText, opt, parseArgs, parseSize, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
-import { formatDominant, formatParams, formatTime, parseSize } from './format.js';
+import { formatDominant, formatParams, formatTime } from './format.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'procs', alias: 'n', type: 'number', description: 'number of ranks P (default 16)' },

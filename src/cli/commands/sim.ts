@@ -16,9 +16,9 @@ import { PRESETS } from '../../sim/presets.js';
 import { simulate, type SimMode, type SimReport } from '../../sim/simulate.js';
 import { PATH_PARTS } from '../../sim/store.js';
 import { toChromeTrace } from '../../sim/timeline.js';
-import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
+import { helpText, opt, opts, parseArgs, parseSize, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
-import { formatTime, parseSize } from './format.js';
+import { formatTime } from './format.js';
 import { parseParams } from './schedule.js';
 
 const OPTIONS: OptionSpec[] = [
@@ -159,7 +159,7 @@ export const simCommand: Command = {
       machine,
       procs,
       ppn: opt<number>(args, 'ppn'),
-      bytes: bytesText !== undefined ? parseSize('--bytes', String(bytesText)) : undefined,
+      bytes: bytesText !== undefined ? parseSize('bytes', String(bytesText)) : undefined,
       datatype: opt<string>(args, 'datatype') as DatatypeName | undefined,
       op: opt<string>(args, 'op'),
       root: opt<number>(args, 'root'),

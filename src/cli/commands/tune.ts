@@ -11,9 +11,9 @@ import { getMachine } from '../../model/machines/index.js';
 import { parseModel } from '../../model/models.js';
 import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
 import { buildDecisionTable, defaultGrid, loadDecisionTable, lookupDecision, saveDecisionTable } from '../../tune/decision.js';
-import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
+import { helpText, opt, parseArgs, parseSize, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
-import { formatParams, formatTime, parseIntList, parseSize } from './format.js';
+import { formatParams, formatTime, parseIntList } from './format.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'machine', alias: 'm', type: 'string', description: 'machine preset or machine JSON file (required)' },
