@@ -8,6 +8,7 @@
  * blocking call on the world communicator. Rendered as markdown (docs/benchmarks.md),
  * JSON and an SVG heat map.
  */
+import { median } from '../core/stats.js';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -213,12 +214,7 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
 
 // ------------------------------------------------------------------ report
 
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+export { median };
 
 export function geomean(xs: readonly number[]): number {
   const v = xs.filter((x) => Number.isFinite(x) && x > 0);

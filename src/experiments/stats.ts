@@ -12,6 +12,7 @@
  *   thesis' "97% fall within a spread of only 4 µs"), found by a sliding window over
  *   the sorted samples; the share in the window centred on the median is reported too.
  */
+import { median } from '../core/stats.js';
 
 /** Mean and sample standard deviation (Welford); NaN for an empty input, σ = 0 for one sample. */
 export function meanSd(xs: ArrayLike<number>): { mean: number; sd: number } {
@@ -44,9 +45,7 @@ export function quantileSorted(s: ArrayLike<number>, q: number): number {
   return s[lo] + (h - lo) * (s[hi] - s[lo]);
 }
 
-export function median(xs: ArrayLike<number>): number {
-  return quantileSorted(sorted(xs), 0.5);
-}
+export { median };
 
 /** Ascending samples without the floor(n · fraction) largest (seed 000: fraction 0.01). */
 export function trimTopSorted(s: Float64Array, fraction: number): Float64Array {

@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
+import { combineReports, type JobReport, type NodeReport } from './job-report.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
@@ -64,6 +65,8 @@ export interface LaunchResult {
   readonly failure?: { readonly rank: number; readonly reason: string };
   /** Process ids of the node processes (all gone when launch() resolves). */
   readonly pids: readonly number[];
+  /** The job report (job-report.ts): timing, connections, frames, engine counters. */
+  readonly report: JobReport;
 }
 
 const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
@@ -136,6 +139,10 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     else (stream === 'stdout' ? out : err).push(line);
   };
 
+  const t0 = performance.now();
+  let started = 0;
+  let initMs = 0;
+  const nodeReports: NodeReport[] = [];
   const children: ChildProcess[] = [];
   let failure: { rank: number; reason: string } | undefined;
   let timedOut = false;
@@ -176,7 +183,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     lines(child.stdout, (l) => emit('stdout', l));
     lines(child.stderr, (l) => emit('stderr', l));
     let done = false;
-    child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; address?: PeerAddress }) => {
+    child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; address?: PeerAddress; report?: NodeReport }) => {
       if (m.type === 'listening' && m.address) {
         addresses[n] = m.address;
         if (++listening === nodes) for (const c of children) if (c.connected) c.send({ type: 'peers', addresses });
@@ -185,7 +192,12 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
         for (const c of children) if (c !== child && c.connected) c.send({ type: 'exited', rank: m.rank });
       }
-      else if (m.type === 'done') done = true;
+      else if (m.type === 'started') {
+        if (++started === nodes) initMs = performance.now() - t0;
+      } else if (m.type === 'done') {
+        done = true;
+        if (m.report) nodeReports.push(m.report);
+      }
     });
     const spec: NodeSpec = { ...job, node: n, secret };
     child.send({ type: 'start', spec });
@@ -213,12 +225,14 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   await Promise.all(exits);
   if (timer) clearTimeout(timer);
   process.off('exit', killAll);
+  const exitCode = timedOut ? 124 : failure ? 1 : 0;
   return {
-    exitCode: timedOut ? 124 : failure ? 1 : 0,
+    exitCode,
     stdout: out.length ? `${out.join('\n')}\n` : '',
     stderr: err.length ? `${err.join('\n')}\n` : '',
     ...(failure ? { failure } : {}),
     pids: children.map((c) => c.pid ?? -1),
+    report: combineReports({ ranks: o.ranks, nodeCount: nodes, exitCode, initMs, wallMs: performance.now() - t0, reports: nodeReports }),
   };
 }
 

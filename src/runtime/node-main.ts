@@ -22,7 +22,8 @@ import { arenaMemory } from './simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
 import { ExitBoard } from './exit-board.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
-import { ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
+import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
+import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 
@@ -127,9 +128,10 @@ function injectedReset(me: number): number | undefined {
 }
 
 let proxy: NodeProxy | undefined;
+let device: TcpDevice | undefined;
 if (spec.nodeCount > 1) {
   const { nodeOf, localIndexOf } = placement(spec, node);
-  const device = new TcpDevice({
+  device = new TcpDevice({
     node,
     secret: Buffer.from(spec.secret, 'hex'),
     bindHost: spec.bindHost,
@@ -180,6 +182,7 @@ if (spec.engine) {
 }
 
 const finished: Promise<void>[] = [];
+const online: Promise<void>[] = [];
 for (let l = 0; l < localSize; l++) {
   const rank = first + l;
   const rankSpec: RankSpec = {
@@ -201,6 +204,7 @@ for (let l = 0; l < localSize; l++) {
     stderr: true,
     env: { ...process.env, COLL_RANK: String(rank), COLL_SIZE: String(spec.size) },
   });
+  online.push(new Promise<void>((resolve) => w.once('online', () => resolve())));
   const outDone = prefixLines(w.stdout, process.stdout, `[${rank}] `);
   const errDone = prefixLines(w.stderr, process.stderr, `[${rank}] `);
   finished.push(
@@ -222,6 +226,11 @@ for (let l = 0; l < localSize; l++) {
   );
 }
 
+let startMs = 0;
+void Promise.all(online).then(() => {
+  startMs = performance.now();
+  send({ type: 'started' });
+});
 await Promise.all(finished);
 engineRequest?.cancel();
 if (spec.engine) Atomics.notify(new Int32Array(control), START_WORD(nl)); // settle the pending waitAsync
@@ -238,7 +247,21 @@ if (engine) {
 if (!failed) {
   await proxy?.stop();
   // Exit once the launcher has the message (IPC sends are asynchronous).
-  send({ type: 'done' }, () => process.exit(0));
+  send({ type: 'done', report: nodeReport() }, () => process.exit(0));
+}
+
+/** This node's part of the job report (job-report.ts). */
+function nodeReport(): NodeReport {
+  const i32 = new Int32Array(control);
+  const w = COUNTER_WORDS(nl);
+  return {
+    node,
+    ranks: [first, first + localSize - 1],
+    startMs: Math.round(startMs * 10) / 10,
+    wallMs: Math.round(performance.now() * 10) / 10,
+    ...(device ? { tcp: device.counters() } : {}),
+    ...(engine ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
+  };
 }
 
 /** A worker thread running `url`. Workers do not inherit --import loaders: a TypeScript job installs tsx first. */

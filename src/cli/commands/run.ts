@@ -1,4 +1,5 @@
 /** `coll run -n <ranks> [--nodes K] <program> [args]`: start a job on this machine. */
+import { writeFileSync } from 'node:fs';
 import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
@@ -9,6 +10,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'nodes', type: 'number', description: 'node processes to spread the ranks over (default 1; uneven splits allowed)' },
   { name: 'debug', type: 'boolean', description: 'check every collective call across ranks (COLL_DEBUG=1)' },
   { name: 'timeout-ms', type: 'number', description: 'default timeout of each collective and receive in the ranks, ms (default 600000 = 10 minutes, or COLL_TIMEOUT_MS; 0 = none)' },
+  { name: 'report', type: 'string', description: "write the job report (JSON: timing, connections, frames, engine counters; docs/runtime.md) to FILE at the end, or to stderr with '-'" },
   { name: 'timeout', type: 'number', description: 'kill the whole job after this many seconds (exit code 124; default: no job limit)' },
   { name: 'warn-after', type: 'number', description: "seconds after which a waiting rank prints one 'still waiting' warning naming the call and the missing ranks (default 30; 0 = never)" },
   { name: 'arena-mb', type: 'number', description: 'shared arena per node for comm.alloc and zero-copy (MiB, default 256)' },
@@ -16,7 +18,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K] [--debug] [--timeout S] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K] [--debug] [--timeout S] [--report FILE|-] <program.(js|ts)> [program args...]';
 
 export const runCommand: Command = {
   name: 'run',
@@ -48,6 +50,12 @@ export const runCommand: Command = {
       jobTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
       env: warnAfter !== undefined ? { COLL_WARN_AFTER_MS: String(warnAfter * 1000) } : undefined,
     });
+    const report = opt<string>(args, 'report');
+    if (report !== undefined) {
+      const text = `${JSON.stringify(r.report, null, 2)}\n`;
+      if (report === '-') process.stderr.write(text);
+      else writeFileSync(report, text);
+    }
     return r.exitCode;
   },
 };

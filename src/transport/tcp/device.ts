@@ -15,6 +15,7 @@
 import net from 'node:net';
 import { TransportError } from '../../core/errors.js';
 import type { FrameHeader, NodeLink } from '../types.js';
+import { median } from '../../core/stats.js';
 import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from './framing.js';
 import { acceptHandshake, connectHandshake } from './handshake.js';
 
@@ -40,6 +41,23 @@ export interface TcpDeviceOptions {
   readonly resetAfterFrames?: number;
 }
 
+/** Counters of this transport for the job report (runtime/job-report.ts). */
+export interface TcpCounters {
+  /** Connections this node dialled and accepted (authenticated ones only). */
+  readonly dialled: number;
+  readonly accepted: number;
+  /** Nodes this node had an authenticated connection with. */
+  readonly peers: readonly number[];
+  readonly framesSent: number;
+  readonly framesReceived: number;
+  readonly bytesSent: number;
+  readonly bytesReceived: number;
+  /** Connections refused in the handshake (wrong secret, idle, too many). */
+  readonly rejected: number;
+  /** Median time from dialling a connection to its authenticated use, µs (0: none dialled). */
+  readonly connectionSetupUs: number;
+}
+
 const COPY_LIMIT = 16 * 1024;
 /**
  * Connections allowed in the handshake at once (a job needs at most a few per peer
@@ -61,6 +79,8 @@ interface Pending {
 class Conn {
   ready = false;
   queue: Pending[] = [];
+  /** performance.now() when this side dialled (undefined: accepted). */
+  dialledAt: number | undefined;
   constructor(
     readonly socket: net.Socket,
     public peer: number,
@@ -81,6 +101,29 @@ export class TcpDevice implements NodeLink {
   /** Connections rejected so far (failed or refused handshakes). */
   get rejected(): number {
     return this.rejects.total;
+  }
+  private framesSent = 0;
+  private framesReceived = 0;
+  private bytesSent = 0;
+  private bytesReceived = 0;
+  private dialled = 0;
+  private accepted = 0;
+  private readonly connectedPeers = new Set<number>();
+  private readonly setupUs: number[] = [];
+
+  /** This node's counters for the job report (runtime/job-report.ts). */
+  counters(): TcpCounters {
+    return {
+      dialled: this.dialled,
+      accepted: this.accepted,
+      peers: [...this.connectedPeers].sort((a, b) => a - b),
+      framesSent: this.framesSent,
+      framesReceived: this.framesReceived,
+      bytesSent: this.bytesSent,
+      bytesReceived: this.bytesReceived,
+      rejected: this.rejected,
+      connectionSetupUs: this.setupUs.length > 0 ? Math.round(median(this.setupUs)) : 0,
+    };
   }
 
   constructor(private readonly o: TcpDeviceOptions) {
@@ -106,7 +149,8 @@ export class TcpDevice implements NodeLink {
   }
 
   send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void {
-    if (this.o.resetAfterFrames !== undefined && ++this.framesSent === this.o.resetAfterFrames) this.resetAll();
+    this.bytesSent += payload.byteLength;
+    if (++this.framesSent === this.o.resetAfterFrames) this.resetAll();
     let c = this.sendConn.get(node);
     if (!c) c = this.dial(node);
     if (!c.ready) c.queue.push({ header, payload: payload.byteLength <= COPY_LIMIT ? payload.slice() : payload, onSent });
@@ -131,8 +175,6 @@ export class TcpDevice implements NodeLink {
     c.socket.uncork();
   }
 
-  private framesSent = 0;
-
   /** Injected link failure: reset every connection (the peers see ECONNRESET). */
   private resetAll(): void {
     for (const c of [...this.all]) this.lost(c, new TransportError('connection reset (injected by COLL_TCP_RESET)'), true);
@@ -144,6 +186,7 @@ export class TcpDevice implements NodeLink {
     const socket = net.connect(addr.port, addr.host);
     socket.setNoDelay(true);
     const c = new Conn(socket, node);
+    c.dialledAt = performance.now();
     this.sendConn.set(node, c);
     this.all.add(c);
     socket.once('connect', () => {
@@ -183,7 +226,16 @@ export class TcpDevice implements NodeLink {
   }
 
   private established(c: Conn, rest: Buffer): void {
-    const parser = new FrameParser((h, p) => this.onFrame(c.peer, h, p));
+    if (c.dialledAt !== undefined) {
+      this.dialled++;
+      this.setupUs.push((performance.now() - c.dialledAt) * 1000);
+    } else this.accepted++;
+    this.connectedPeers.add(c.peer);
+    const parser = new FrameParser((h, p) => {
+      this.framesReceived++;
+      this.bytesReceived += p.byteLength;
+      this.onFrame(c.peer, h, p);
+    });
     c.socket.on('data', (d: Buffer) => parser.push(d));
     c.socket.on('close', () => {
       this.all.delete(c);

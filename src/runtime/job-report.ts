@@ -1,0 +1,89 @@
+/**
+ * The job report (`coll run --report FILE`, `launch().report`): one JSON document per
+ * job with the job's totals at top level and each node's figures in `nodes`, so that
+ * anyone can check a claim about the runtime from the outside. Every runtime subsystem
+ * adds its counters here: today the job's timing, the TCP connections and frames
+ * between nodes, and the offload engines' collectives and NIC-protocol frames.
+ *
+ * Each node process fills a NodeReport at its end and sends it to the launcher with
+ * its final message; the launcher adds the job-level figures (combineReports). Nodes
+ * that died send none: `nodesReported` then falls short of `nodeCount`.
+ */
+import { median } from '../core/stats.js';
+import type { TcpCounters } from '../transport/tcp/device.js';
+
+export type { TcpCounters };
+
+/** Counters of one node's offload engine (offload/engine). */
+export interface EngineCounters {
+  readonly collectives: number;
+  readonly framesSent: number;
+  readonly framesDropped: number;
+}
+
+export interface NodeReport {
+  readonly node: number;
+  /** First and last world rank of the node. */
+  readonly ranks: readonly [number, number];
+  /** From the node process's start to every rank thread running, ms. */
+  readonly startMs: number;
+  /** From the node process's start to its end, ms. */
+  readonly wallMs: number;
+  /** Absent on a one-node job. */
+  readonly tcp?: TcpCounters;
+  /** Absent when no rank of the node offloaded a call. */
+  readonly engine?: EngineCounters;
+}
+
+export interface JobReport {
+  /** Format version of this document. */
+  readonly version: 1;
+  readonly ranks: number;
+  readonly nodeCount: number;
+  /** Nodes whose report arrived (fewer than `nodeCount` when a node died). */
+  readonly nodesReported: number;
+  readonly exitCode: number;
+  /** From launch to every rank thread running on every node, ms. */
+  readonly initMs: number;
+  /** From launch to the end of the job, ms. */
+  readonly wallMs: number;
+  /** Node pairs that were connected (each pair counted once). */
+  readonly connections: number;
+  /** Median connection set-up time over all dialled connections, µs (0: none). */
+  readonly connectionSetupUs: number;
+  readonly tcp: { readonly framesSent: number; readonly bytesSent: number; readonly rejected: number };
+  readonly engine: EngineCounters;
+  /** Each node's figures, by node index. */
+  readonly nodes: readonly NodeReport[];
+}
+
+/** The job-level document from the nodes' reports (any order; missing nodes allowed). */
+export function combineReports(o: { ranks: number; nodeCount: number; exitCode: number; initMs: number; wallMs: number; reports: readonly NodeReport[] }): JobReport {
+  const reports = [...o.reports].sort((a, b) => a.node - b.node);
+  const pairs = new Set<string>();
+  for (const r of reports) for (const p of r.tcp?.peers ?? []) pairs.add(r.node < p ? `${r.node}-${p}` : `${p}-${r.node}`);
+  const setups = reports.map((r) => r.tcp?.connectionSetupUs ?? 0).filter((x) => x > 0);
+  const sum = (f: (r: NodeReport) => number): number => reports.reduce((s, r) => s + f(r), 0);
+  return {
+    version: 1,
+    ranks: o.ranks,
+    nodeCount: o.nodeCount,
+    nodesReported: reports.length,
+    exitCode: o.exitCode,
+    initMs: round(o.initMs),
+    wallMs: round(o.wallMs),
+    connections: pairs.size,
+    connectionSetupUs: setups.length > 0 ? round(median(setups)) : 0,
+    tcp: { framesSent: sum((r) => r.tcp?.framesSent ?? 0), bytesSent: sum((r) => r.tcp?.bytesSent ?? 0), rejected: sum((r) => r.tcp?.rejected ?? 0) },
+    engine: {
+      collectives: sum((r) => r.engine?.collectives ?? 0),
+      framesSent: sum((r) => r.engine?.framesSent ?? 0),
+      framesDropped: sum((r) => r.engine?.framesDropped ?? 0),
+    },
+    nodes: reports,
+  };
+}
+
+function round(x: number): number {
+  return Math.round(x * 10) / 10;
+}

@@ -1,0 +1,71 @@
+/** The job report (`coll run --report`, launch().report): combining node reports, and real jobs' figures. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { combineReports, type NodeReport } from '../../src/runtime/job-report.js';
+import { runJob } from './job.js';
+
+const tcp = (peers: number[], framesSent: number, setup: number) => ({
+  dialled: 1, accepted: 0, peers, framesSent, framesReceived: 0, bytesSent: framesSent * 8, bytesReceived: 0, rejected: 0, connectionSetupUs: setup,
+});
+
+describe('combineReports', () => {
+  it('counts each connected pair once, sums frames, takes the median set-up time and notes missing nodes', () => {
+    const nodes: NodeReport[] = [
+      { node: 2, ranks: [4, 5], startMs: 1, wallMs: 2, tcp: tcp([0, 1], 3, 300) },
+      { node: 0, ranks: [0, 1], startMs: 1, wallMs: 2, tcp: tcp([1, 2], 5, 100), engine: { collectives: 4, framesSent: 7, framesDropped: 1 } },
+      { node: 1, ranks: [2, 3], startMs: 1, wallMs: 2, tcp: tcp([0, 2], 1, 200) },
+    ];
+    const r = combineReports({ ranks: 8, nodeCount: 4, exitCode: 1, initMs: 10, wallMs: 20, reports: nodes });
+    expect(r.connections).toBe(3); // 0-1, 0-2, 1-2
+    expect(r.tcp.framesSent).toBe(9);
+    expect(r.connectionSetupUs).toBe(200);
+    expect(r.engine).toEqual({ collectives: 4, framesSent: 7, framesDropped: 1 });
+    expect(r.nodesReported).toBe(3);
+    expect(r.nodeCount).toBe(4);
+    expect(r.nodes.map((n) => n.node)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('a job report', () => {
+  it('one node: no connections, no TCP figures', async () => {
+    const r = await runJob('report.ts', 3, 1, ['5']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.report.connections).toBe(0);
+    expect(r.report.nodesReported).toBe(1);
+    expect(r.report.nodes[0].tcp).toBeUndefined();
+    expect(r.report.initMs).toBeGreaterThan(0);
+    expect(r.report.wallMs).toBeGreaterThanOrEqual(r.report.initMs);
+  });
+
+  it('three nodes: the connected pairs, frames both ways, and the engines\' collectives in offload mode', async () => {
+    const r = await runJob('report.ts', 3, 3, ['6', 'offload']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rep = r.report;
+    expect(rep.nodesReported).toBe(3);
+    expect(rep.connections).toBeGreaterThanOrEqual(2); // an allreduce over 3 nodes talks to at least 2 pairs
+    expect(rep.connections).toBeLessThanOrEqual(3);
+    for (const n of rep.nodes) {
+      expect(n.tcp?.framesSent).toBeGreaterThan(0);
+      expect(n.tcp?.framesReceived).toBeGreaterThan(0);
+      expect(n.engine?.collectives).toBe(6);
+    }
+    const frames = rep.nodes.reduce((s, n) => s + (n.tcp?.framesSent ?? 0), 0);
+    expect(rep.tcp.framesSent).toBe(frames);
+    expect(rep.nodes.reduce((s, n) => s + (n.tcp?.framesReceived ?? 0), 0)).toBe(frames);
+    expect(rep.connectionSetupUs).toBeGreaterThan(0);
+  });
+
+  it('coll run --report FILE writes it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'coll-report-')), 'r.json');
+    const prog = fileURLToPath(new URL('./programs/report.ts', import.meta.url));
+    expect(await main(['run', '-n', '2', '--nodes', '2', '--report', file, prog, '3'])).toBe(0);
+    const rep = JSON.parse(readFileSync(file, 'utf8')) as { version: number; connections: number; nodes: unknown[] };
+    expect(rep.version).toBe(1);
+    expect(rep.connections).toBe(1);
+    expect(rep.nodes.length).toBe(2);
+  });
+});
