@@ -34,8 +34,8 @@ export {
 export { Request, waitAll } from './runtime/request.js';
 export { nicAlgorithms } from './offload/engine/nic.js';
 export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
-export { setDecisionTable, selectAlgorithm, type Choice } from './runtime/selection.js';
-export type { Buffer as BufferLike } from './runtime/buffers.js';
+export { setDecisionTable, selectAlgorithm, type Choice } from './exec/selection.js';
+export type { Buffer as BufferLike } from './exec/buffers.js';
 export * as model from './model/index.js';
 export * as tune from './tune/index.js';
 export * as plot from './plot/svg.js';

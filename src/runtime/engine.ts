@@ -21,7 +21,7 @@ import type { ShmEndpoint } from '../transport/shm/endpoint.js';
 import type { NoiseInjector } from './noise.js';
 import type { ExitBoard } from './exit-board.js';
 import { defaultYieldUs, osYield } from './os-yield.js';
-import type { Task } from './task.js';
+import type { Task } from '../exec/task.js';
 
 /** Longest single park, so deadlines and the abort flag are rechecked. */
 const PARK_MS = 50;

@@ -14,7 +14,7 @@
 import { workerData } from 'node:worker_threads';
 import { ArgumentError } from '../core/errors.js';
 import { checkTimeout, Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
-import { SHM_BLOCK_LIMIT, WORKER_KEY, worldShmSlotBytes, type RankSpec } from './config.js';
+import { SHM_BLOCK_LIMIT, WORKER_KEY, worldShmSlotBytes, type RankSpec } from '../exec/config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 
 export interface InitOptions {

@@ -19,7 +19,7 @@ import { dirname, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { combineReports, type JobReport, type NodeReport } from './job-report.js';
-import { blockPlacement, type JobSpec, type NodeSpec } from './config.js';
+import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
 

@@ -16,9 +16,9 @@
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
-import { WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from './config.js';
+import { WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
-import { arenaMemory } from './simd.js';
+import { arenaMemory } from '../exec/simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
 import { ExitBoard } from './exit-board.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
@@ -253,14 +253,14 @@ if (!failed) {
 /** This node's part of the job report (job-report.ts). */
 function nodeReport(): NodeReport {
   const i32 = new Int32Array(control);
-  const w = COUNTER_WORDS(nl);
+  const w = engine ? COUNTER_WORDS(nl) : undefined;
   return {
     node,
     ranks: [first, first + localSize - 1],
     startMs: Math.round(startMs * 10) / 10,
     wallMs: Math.round(performance.now() * 10) / 10,
     ...(device ? { tcp: device.counters() } : {}),
-    ...(engine ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
+    ...(w ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
   };
 }
 

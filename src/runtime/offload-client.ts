@@ -20,7 +20,7 @@ import { RankPoster, type Completion, type Ticket } from '../offload/engine/door
 import type { EngineMode } from '../offload/engine/descriptor.js';
 import { requestEngine, CODE_ARGUMENT, CODE_MISMATCH, CODE_RESTRICTION, CODE_TIMEOUT, type EngineFailure } from '../offload/engine/spec.js';
 import type { RankRuntime } from './rank-runtime.js';
-import type { Task } from './task.js';
+import type { Task } from '../exec/task.js';
 
 /** How long a rank waits for its engine beyond the call's own timeout (the engine reports first). */
 export const ENGINE_GRACE_MS = 2000;

@@ -12,10 +12,10 @@ import { ShmEndpoint } from '../transport/shm/endpoint.js';
 import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
 import type { EngineLayout } from '../offload/engine/doorbell.js';
-import { placement, type JobSpec, type RankSpec } from './config.js';
+import { placement, type JobSpec, type RankSpec } from '../exec/config.js';
 import { ExitBoard } from './exit-board.js';
 import { Engine } from './engine.js';
-import { ArenaSimd, arenaMemory } from './simd.js';
+import { ArenaSimd, arenaMemory } from '../exec/simd.js';
 import { noiseFromEnv, type NoiseInjector } from './noise.js';
 import type { OffloadClient } from './offload-client.js';
 

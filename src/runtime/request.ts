@@ -11,7 +11,7 @@
  * unhandled rejection when its error was already seen through wait().
  */
 import type { Engine, WaitInfo } from './engine.js';
-import type { Task } from './task.js';
+import type { Task } from '../exec/task.js';
 
 export class Request<T> implements PromiseLike<T> {
   private settled = false;

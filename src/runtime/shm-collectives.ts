@@ -48,11 +48,11 @@ import type { Kernel } from '../core/ops.js';
 import { MismatchError } from '../core/errors.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
-import { describeSignature, type CallSignature } from './call-signature.js';
-import { SHM_SLOT_BYTES } from './config.js';
+import { describeSignature, type CallSignature } from '../exec/call-signature.js';
+import { SHM_SLOT_BYTES } from '../exec/config.js';
 import type { Engine, WaitInfo } from './engine.js';
 import { osYield } from './os-yield.js';
-import type { Task } from './task.js';
+import type { Task } from '../exec/task.js';
 
 const GEN = 0; // + phase * 16
 const COUNTER = 32; // + phase * 16
@@ -115,13 +115,6 @@ interface Call {
 }
 
 export class ShmCollectives {
-
-  /** Bytes one rank writes into its slot: all P blocks for scatter (root), alltoall and reduce_scatter, else one. */
-  static slotBytes(kind: CollectiveKind, count: number, elementSize: number, size: number): number {
-    if (kind === 'barrier') return 0;
-    return kind === 'scatter' || kind === 'alltoall' || kind === 'reduce_scatter' ? count * elementSize * size : count * elementSize;
-  }
-
   /** Largest slot write of one rank in bytes (the block's slot size; see slotBytes). */
   readonly limit: number;
   /** Largest block (count × element size) calls may have (at most the slot size). */

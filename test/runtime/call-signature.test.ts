@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { datatype, op } from '../../src/index.js';
-import { callSignature, describeSignature } from '../../src/runtime/call-signature.js';
+import { callSignature, describeSignature } from '../../src/exec/call-signature.js';
 
 const i32 = datatype('int32');
 const f32 = datatype('float32');

@@ -11,8 +11,8 @@ import { referenceOutputs } from '../../src/reference/sequential.js';
 import { generateRankSchedule, getAlgorithm, listAlgorithms } from '../../src/algorithms/registry.js';
 import type { AlgorithmSpec } from '../../src/algorithms/types.js';
 import { meshTopology, nodeTopology, type Topology } from '../../src/schedule/topology.js';
-import { REPRODUCIBLE } from '../../src/runtime/builtin.js';
-import { RANK_CONSISTENT_ALLREDUCE } from '../../src/runtime/selection.js';
+import { REPRODUCIBLE } from '../../src/exec/builtin.js';
+import { RANK_CONSISTENT_ALLREDUCE } from '../../src/exec/selection.js';
 import { checkRestrictions } from '../../src/algorithms/registry.js';
 
 function topologies(spec: AlgorithmSpec, P: number): (Topology | undefined)[] {

@@ -8,8 +8,8 @@ import { checkRestrictions } from '../../src/algorithms/registry.js';
 import { COLLECTIVES } from '../../src/schedule/types.js';
 import { flatTopology, nodeTopology } from '../../src/schedule/topology.js';
 import { DECISION_FORMAT, type DecisionTable } from '../../src/tune/decision.js';
-import { makePlan } from '../../src/runtime/plan.js';
-import { selectAlgorithm, setDecisionTable } from '../../src/runtime/selection.js';
+import { makePlan } from '../../src/exec/plan.js';
+import { selectAlgorithm, setDecisionTable } from '../../src/exec/selection.js';
 import { datatype, op } from '../../src/core/index.js';
 
 describe('selectAlgorithm', () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { datatype, op } from '../../src/core/index.js';
 import { prng } from '../../src/reference/executor.js';
-import { ArenaSimd, arenaMemory } from '../../src/runtime/simd.js';
+import { ArenaSimd, arenaMemory } from '../../src/exec/simd.js';
 
 describe('ArenaSimd', () => {
   const memory = arenaMemory(1 << 20);

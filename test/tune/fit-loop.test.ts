@@ -13,7 +13,7 @@ import { checkRestrictions, getAlgorithm } from '../../src/algorithms/registry.j
 import { main } from '../../src/cli/main.js';
 import { launch } from '../../src/index.js';
 import { saveMachineFile } from '../../src/model/machines/load.js';
-import { selectAlgorithm, setDecisionTable } from '../../src/runtime/selection.js';
+import { selectAlgorithm, setDecisionTable } from '../../src/exec/selection.js';
 import { flatTopology } from '../../src/schedule/topology.js';
 import { buildDecisionTable, loadDecisionTable, lookupDecision, type DecisionTable } from '../../src/tune/decision.js';
 import { getMachine } from '../../src/model/machines/index.js';

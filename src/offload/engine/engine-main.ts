@@ -8,7 +8,7 @@
 import { workerData } from 'node:worker_threads';
 import { ArenaAllocator, arenaSlice } from '../../transport/shm/arena.js';
 import { ShmEndpoint } from '../../transport/shm/endpoint.js';
-import { engineAddress, placement } from '../../runtime/config.js';
+import { engineAddress, placement } from '../../exec/config.js';
 import { EngineClaimer } from './doorbell.js';
 import { OffloadEngine } from './engine.js';
 import { nodeLayout } from './node-layout.js';

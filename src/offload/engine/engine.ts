@@ -30,7 +30,7 @@ import { CODE_ARGUMENT, CODE_FAILED, CODE_MISMATCH, CODE_RESTRICTION, CODE_TIMEO
 import { NicPort } from './nic.js';
 import { prng } from '../../core/random.js';
 import { ANY, SPACE_P2P, type RecvOp } from '../../transport/types.js';
-import type { Task } from '../../runtime/task.js';
+import type { Task } from '../../exec/task.js';
 
 export interface EngineConfig {
   readonly claimer: EngineClaimer;

@@ -23,7 +23,7 @@ import { ArgumentError, RestrictionError, UnknownAlgorithmError } from '../../co
 import { listAlgorithms } from '../../algorithms/registry.js';
 import type { Params } from '../../schedule/context.js';
 import type { CollectiveKind } from '../../schedule/types.js';
-import type { Task } from '../../runtime/task.js';
+import type { Task } from '../../exec/task.js';
 import { BARRIER_ALGORITHMS, type BarrierAlgorithm } from '../protocols/barrier_pattern.js';
 import { barrierCodec } from '../protocols/barrier_packets.js';
 import { NicBarrier } from '../protocols/nic_barrier.js';

@@ -9,9 +9,9 @@
  * consistent, see runtime/plan.ts).
  */
 import type { Kernel } from '../../core/ops.js';
-import { Execution } from '../../runtime/executor.js';
-import { EMPTY, overlaps } from '../../runtime/buffers.js';
-import type { Task } from '../../runtime/task.js';
+import { Execution } from '../../exec/executor.js';
+import { EMPTY, overlaps } from '../../exec/buffers.js';
+import type { Task } from '../../exec/task.js';
 import type { Endpoint } from '../../transport/types.js';
 import type { CommNodes, NodeCallShape, NodePlan } from './node-plan.js';
 

@@ -28,8 +28,8 @@ import type { Op } from '../../core/ops.js';
 import type { Params } from '../../schedule/context.js';
 import { flatTopology } from '../../schedule/topology.js';
 import type { CollectiveKind } from '../../schedule/types.js';
-import { K_RECV, K_SEND } from '../../runtime/compiled.js';
-import { makePlan, type Plan } from '../../runtime/plan.js';
+import { K_RECV, K_SEND } from '../../exec/compiled.js';
+import { makePlan, type Plan } from '../../exec/plan.js';
 import { isNicAlgorithm, nicChoice, type NicChoice } from './nic.js';
 
 /** Collectives the engine runs (the seeds' NIC-based ones). */

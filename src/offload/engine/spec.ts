@@ -3,7 +3,7 @@
  * the control word that asks the engine to stop, and the completion codes the engine
  * reports to ranks (the message of an error completion is JSON: see EngineFailure).
  */
-import type { JobSpec } from '../../runtime/config.js';
+import type { JobSpec } from '../../exec/config.js';
 import type { NodeLayout } from './node-layout.js';
 
 export const ENGINE_KEY = '__collectivesEngine';

@@ -21,7 +21,6 @@ import type { CollectiveKind } from '../schedule/types.js';
 import { binomialBcast, REPRODUCIBLE } from './builtin.js';
 import { compileSchedule, type CompiledSchedule } from './compiled.js';
 import { RANK_CONSISTENT_ALLREDUCE, selectAlgorithm } from './selection.js';
-import { ShmCollectives } from './shm-collectives.js';
 import { callSignature, type CallSignature } from './call-signature.js';
 
 export interface Phase {
@@ -70,6 +69,12 @@ export function planKey(c: CallShape): string {
   return `${c.kind}|${c.count}|${c.type.name}|${c.op?.name ?? ''}|${c.root}|${c.algorithm ?? ''}|${c.params ? JSON.stringify(c.params) : ''}|${c.reproducible ? 1 : 0}|${c.blocking ? 1 : 0}|${c.topology?.label ?? ''}`;
 }
 
+/** Bytes one rank writes into its flat-path slot (runtime/shm-collectives.ts): all P blocks for scatter (root), alltoall and reduce_scatter, else one. */
+export function flatSlotBytes(kind: CollectiveKind, count: number, elementSize: number, size: number): number {
+  if (kind === 'barrier') return 0;
+  return kind === 'scatter' || kind === 'alltoall' || kind === 'reduce_scatter' ? count * elementSize * size : count * elementSize;
+}
+
 export function makePlan(t: PlanTarget, c: CallShape): Plan {
   const kernel = c.op && isReduction(c.kind) ? c.op.kernel(c.type) : undefined;
   const bytes = c.count * c.type.size;
@@ -79,7 +84,7 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
       'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })',
     );
   }
-  if (t.shmLimit > 0 && c.algorithm === undefined && c.topology === undefined && ShmCollectives.slotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit)) {
+  if (t.shmLimit > 0 && c.algorithm === undefined && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit)) {
     const algorithm = `${c.kind}/shm_flat`;
     return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }
