@@ -70,7 +70,8 @@ describe('TcpDevice', () => {
   });
 
   it('drops a raw client that does not speak the protocol', async () => {
-    const b = new TcpDevice({ node: 1, secret: Buffer.alloc(32), bindHost: '127.0.0.1', onError: () => {} });
+    const logged: string[] = [];
+    const b = new TcpDevice({ node: 1, secret: Buffer.alloc(32), bindHost: '127.0.0.1', onError: () => {}, log: (l) => void logged.push(l) });
     const addr = await b.listen();
     let frames = 0;
     b.onFrame = () => frames++;
@@ -83,7 +84,9 @@ describe('TcpDevice', () => {
     });
     expect(closed).toBe(true);
     expect(frames).toBe(0);
+    expect(b.rejected).toBe(1);
     await b.close();
+    expect(logged.join('')).toMatch(/node 1 rejected a connection from 127\.0\.0\.1: not a collectives node \(bad magic\)/);
   });
 
   it('300 silent clients: handshakes are bounded, the log stays short, the job is unaffected', async () => {

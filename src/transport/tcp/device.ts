@@ -39,6 +39,8 @@ export interface TcpDeviceOptions {
    * frames the device resets (TCP RST) every connection it has, as a failed link would.
    */
   readonly resetAfterFrames?: number;
+  /** Where rejected-connection lines go (default: stderr). */
+  readonly log?: (line: string) => void;
 }
 
 /** Counters of this transport for the job report (runtime/job-report.ts). */
@@ -97,7 +99,7 @@ export class TcpDevice implements NodeLink {
   private closing = false;
   /** Accepted connections still in the handshake, oldest first. */
   private readonly handshaking = new Set<net.Socket>();
-  private readonly rejects = new RejectLog((line) => process.stderr.write(line));
+  private readonly rejects: RejectLog;
   /** Connections rejected so far (failed or refused handshakes). */
   get rejected(): number {
     return this.rejects.total;
@@ -128,6 +130,7 @@ export class TcpDevice implements NodeLink {
 
   constructor(private readonly o: TcpDeviceOptions) {
     this.node = o.node;
+    this.rejects = new RejectLog(o.log ?? ((line) => process.stderr.write(line)));
     this.server = net.createServer((s) => this.accept(s));
     this.server.on('error', (e) => o.onError(new TransportError(`node ${this.node}: server error: ${e.message}`)));
   }
