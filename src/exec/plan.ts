@@ -12,7 +12,7 @@
 import { checkRestrictions, generateRankSchedule, getAlgorithm } from '../algorithms/registry.js';
 import { algorithmId, type AlgorithmSpec } from '../algorithms/types.js';
 import type { Datatype } from '../core/datatypes.js';
-import { ArgumentError } from '../core/errors.js';
+import { ArgumentError, RestrictionError } from '../core/errors.js';
 import type { Kernel, Op } from '../core/ops.js';
 import type { Params } from '../schedule/context.js';
 import { isReduction } from '../schedule/context.js';
@@ -75,17 +75,39 @@ export function flatSlotBytes(kind: CollectiveKind, count: number, elementSize: 
   return kind === 'scatter' || kind === 'alltoall' || kind === 'reduce_scatter' ? count * elementSize * size : count * elementSize;
 }
 
+/** The runtime's flat shared-memory path (runtime/shm-collectives.ts), nameable as `{ algorithm: 'shm_flat' }` for every collective. */
+export const SHM_FLAT = 'shm_flat';
+export const SHM_FLAT_DESCRIPTION =
+  'runtime path, not a schedule: every rank writes its block into its slot of the communicator\'s shared block and readers take what they need in place (reductions fold in rank order); ' +
+  'the automatic choice on one node for blocks up to 64 KiB. Requires a communicator on one node whose slots hold the call.';
+
 export function makePlan(t: PlanTarget, c: CallShape): Plan {
   const kernel = c.op && isReduction(c.kind) ? c.op.kernel(c.type) : undefined;
   const bytes = c.count * c.type.size;
+  const flatFits = t.shmLimit > 0 && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit);
+  if (c.algorithm === SHM_FLAT || c.algorithm === `${c.kind}/${SHM_FLAT}`) {
+    // Named: a rank-order fold like reproducible mode, so it is allowed there too.
+    if (!flatFits) {
+      throw new RestrictionError(
+        SHM_FLAT,
+        'a communicator on one node whose shared slots hold the call',
+        t.shmLimit <= 0
+          ? 'this communicator has no shared-memory block (it spans nodes, has one rank, or its rank 0 had no arena room)'
+          : `the call writes ${flatSlotBytes(c.kind, c.count, c.type.size, t.size)} bytes per rank (blocks of ${bytes}); the slots hold ${t.shmLimit} bytes and blocks of at most ${t.shmBlockLimit ?? t.shmLimit}`,
+        'drop { algorithm } to let the library choose',
+      );
+    }
+    const algorithm = `${c.kind}/${SHM_FLAT}`;
+    return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
+  }
   if (c.reproducible && c.algorithm !== undefined && isReduction(c.kind)) {
     throw new ArgumentError(
       `reproducible mode fixes the reduction order, so it cannot run the named algorithm '${c.algorithm}'`,
       'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })',
     );
   }
-  if (t.shmLimit > 0 && c.algorithm === undefined && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit)) {
-    const algorithm = `${c.kind}/shm_flat`;
+  if (flatFits && c.algorithm === undefined) {
+    const algorithm = `${c.kind}/${SHM_FLAT}`;
     return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }
   const topology = c.topology ?? t.topology;

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { listAlgorithms } from '../../src/algorithms/registry.js';
+import { COLLECTIVES } from '../../src/schedule/types.js';
 
 let out: string[];
 let err: string[];
@@ -21,7 +22,9 @@ describe('coll algorithms', () => {
   it('--json lists every registered algorithm with restrictions, params and cost', async () => {
     expect(await main(['algorithms', '--json'])).toBe(0);
     const list = JSON.parse(out.join('\n')) as { id: string; cost: string; restrictions: unknown[]; params: unknown[] }[];
-    expect(list.map((a) => a.id)).toEqual(listAlgorithms().map((a) => `${a.collective}/${a.name}`));
+    const catalogue = listAlgorithms().map((a) => `${a.collective}/${a.name}`);
+    const flat = COLLECTIVES.map((c) => `${c}/shm_flat`);
+    expect([...list.map((a) => a.id)].sort()).toEqual([...catalogue, ...flat].sort());
     for (const a of list) {
       expect(a.cost.length).toBeGreaterThan(0);
       expect(Array.isArray(a.restrictions)).toBe(true);

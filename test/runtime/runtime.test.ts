@@ -64,6 +64,17 @@ describe('the flat shared-memory path', () => {
   }
 });
 
+describe("the flat path named as { algorithm: 'shm_flat' }", () => {
+  for (const [ranks, nodes] of [
+    [3, 1],
+    [4, 2],
+  ] as const) {
+    it(`runs every collective, or says why not (${ranks} ranks, ${nodes} node(s))`, async () => {
+      expectPassed(await runJob('named-flat.ts', ranks, nodes), ranks);
+    });
+  }
+});
+
 describe('mismatched calls without debug mode', () => {
   for (const [ranks, nodes] of [
     [2, 1],

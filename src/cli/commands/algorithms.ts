@@ -1,6 +1,8 @@
 /** `coll algorithms [--collective C] [--json]`: the algorithm catalogue. */
 import { ArgumentError } from '../../core/errors.js';
 import { isCollective, listAlgorithms } from '../../algorithms/registry.js';
+import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
+import { SHM_FLAT, SHM_FLAT_DESCRIPTION } from '../../exec/plan.js';
 import { algorithmId, type AlgorithmSpec } from '../../algorithms/types.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -35,9 +37,25 @@ export function describeAlgorithm(a: AlgorithmSpec) {
   };
 }
 
+/** The runtime's flat shared-memory path of a collective, listed beside the catalogue (it is not a schedule). */
+function flatPath(collective: CollectiveKind): ReturnType<typeof describeAlgorithm> & { runtimePath: true } {
+  return {
+    id: `${collective}/${SHM_FLAT}`,
+    collective,
+    name: SHM_FLAT,
+    description: SHM_FLAT_DESCRIPTION,
+    source: 'runtime (src/runtime/shm-collectives.ts)',
+    restrictions: [{ id: 'one-node-slots', description: 'a communicator on one node whose shared slots hold the call (blocks of at most 64 KiB)' }],
+    params: [],
+    cost: 'one write into the slot and one read per block the rank needs, through shared memory',
+    orderPreserving: true,
+    runtimePath: true,
+  };
+}
+
 export const algorithmsCommand: Command = {
   name: 'algorithms',
-  summary: 'list the algorithm catalogue (id, restrictions, parameters, cost)',
+  summary: 'list the algorithms { algorithm } accepts: the catalogue and the runtime path (id, restrictions, parameters, cost)',
   async run(argv) {
     const args = parseArgs(argv, OPTIONS);
     if (opt(args, 'help')) {
@@ -48,7 +66,8 @@ export const algorithmsCommand: Command = {
     if (c !== undefined && !isCollective(c)) {
       throw new ArgumentError(`unknown collective '${c}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
     }
-    const list = listAlgorithms(c).map(describeAlgorithm);
+    const kinds = c !== undefined ? [c] : COLLECTIVES;
+    const list = kinds.flatMap((k) => [...listAlgorithms(k).map(describeAlgorithm), flatPath(k)]);
     if (opt(args, 'json')) {
       console.log(JSON.stringify(list, null, 2));
       return 0;
@@ -66,7 +85,7 @@ export const algorithmsCommand: Command = {
       console.log(`      restrictions: ${restr}${a.fallback ? ` (fallback: ${a.fallback})` : ''}`);
       console.log(`      params: ${params}   order-preserving: ${a.orderPreserving ? 'yes' : 'no'}   source: ${a.source}`);
     }
-    console.log(`\n${list.length} algorithms`);
+    console.log(`\n${list.length} algorithms (${kinds.length} of them the runtime's shm_flat path, named as { algorithm: 'shm_flat' })`);
     return 0;
   },
 };
