@@ -21,6 +21,8 @@ export {
   ANY_TAG,
   type CallOptions,
   type SplitOptions,
+  type SendrecvOptions,
+  type ObjectOptions,
   type CollectiveOptions,
   type ReductionOptions,
   type RootOptions,

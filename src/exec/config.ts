@@ -3,6 +3,7 @@
  * threads: job shape, placement, transport sizes and defaults. Plain data (it
  * crosses the IPC channel and worker_threads' structured clone).
  */
+import { workerData } from 'node:worker_threads';
 import type { SharedMemory } from './simd.js';
 
 export interface JobSpec {
@@ -91,6 +92,14 @@ export interface RankSpec {
 }
 
 export const WORKER_KEY = '__collectivesRank';
+/** Key of the message a rank thread posts to its node process when it calls comm.abort(). */
+export const ABORT_KEY = '__collectivesAbort';
+
+/** The rank spec when this thread is a rank started by the launcher, else undefined. */
+export function launchedSpec(): RankSpec | undefined {
+  const d = workerData as Record<string, unknown> | null | undefined;
+  return d && typeof d === 'object' && WORKER_KEY in d ? (d[WORKER_KEY] as RankSpec) : undefined;
+}
 
 /**
  * Transport address of the offload engine of `node`: engines are addressed like

@@ -19,6 +19,7 @@
  * Debug mode (COLL_DEBUG=1, init({ debug }), or per call) checks this and raises
  * MismatchError on every rank instead of hanging.
  */
+import v8 from 'node:v8';
 import { datatype as lookupDatatype, datatypeOf, type Datatype, type DatatypeName, type PairTypeName } from '../core/datatypes.js';
 import { ArgumentError, MismatchError, checkIntRange } from '../core/errors.js';
 import { op as lookupOp, type Op } from '../core/ops.js';
@@ -37,7 +38,8 @@ import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
 import { OpsTask, OpTask, Sequence, type Task } from '../exec/task.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
-import { bigSlotBytes, SHM_BLOCK_LIMIT, SHM_SLOT_BYTES } from '../exec/config.js';
+import { ABORT_KEY, bigSlotBytes, launchedSpec, SHM_BLOCK_LIMIT, SHM_SLOT_BYTES } from '../exec/config.js';
+import { parentPort } from 'node:worker_threads';
 import { checkOffloadable, commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodePlan } from '../offload/engine/node-plan.js';
 import type { BuiltinOpName } from '../core/ops.js';
 import { COUNTER_WORDS } from '../offload/engine/spec.js';
@@ -58,6 +60,22 @@ export interface CallOptions {
   datatype?: DatatypeName;
   /** Elements (per rank, MPI-style); defaults to what the buffers hold. */
   count?: number;
+}
+
+/** Options of sendrecv (MPI_Sendrecv). */
+export interface SendrecvOptions {
+  /** Tag of the message sent (default 0). */
+  sendTag?: number;
+  /** Tag to receive (default ANY_TAG). */
+  recvTag?: number;
+  timeoutMs?: number;
+}
+
+/** Options of the object collectives. */
+export interface ObjectOptions {
+  /** The rank whose value is broadcast, or that gathers (default 0). */
+  root?: number;
+  timeoutMs?: number;
 }
 
 /**
@@ -522,6 +540,68 @@ export class Communicator {
     }, hint);
   }
 
+  /**
+   * Send `sendbuf` to `dest` and receive into `recvbuf` from `source` at once
+   * (MPI_Sendrecv): the receive is posted first, so every rank of a ring can call it
+   * without deadlock. Returns the receive's status.
+   */
+  sendrecv(sendbuf: Buffer, dest: number, recvbuf: Buffer, source: number = ANY_SOURCE, o?: SendrecvOptions): Status {
+    checkRank('dest', dest, this.size);
+    checkTag(o?.sendTag ?? 0);
+    const t = o?.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : undefined;
+    const r = this.irecv(recvbuf, source, o?.recvTag ?? ANY_TAG, t);
+    this.isend(sendbuf, dest, o?.sendTag ?? 0, t).wait();
+    return r.wait();
+  }
+
+  // ------------------------------------------------------ object collectives
+  // Plain JavaScript values (anything structured clone takes: objects, arrays, Maps,
+  // typed arrays, …), serialised with node:v8 and moved as bytes: the slow,
+  // convenient path (torch.distributed's *_object, mpi4py's lowercase calls). Use typed
+  // arrays and the collectives above for data that matters to speed.
+
+  /** The root's value on every rank (MPI_Bcast of a serialised value). */
+  bcastObject<T>(value: T, o?: ObjectOptions): T {
+    const root = this.root(o);
+    const t = o?.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+    const bytes = this.rank === root ? new Uint8Array(v8.serialize(value)) : undefined;
+    const len = Float64Array.of(bytes?.byteLength ?? 0);
+    this.bcast(len, { root, ...t });
+    const buf = bytes ?? new Uint8Array(len[0]);
+    if (len[0] > 0) this.bcast(buf, { root, ...t });
+    return this.rank === root ? value : (v8.deserialize(buf) as T);
+  }
+
+  /** Every rank's value, in rank order, on every rank. */
+  allgatherObject<T>(value: T, o?: Omit<ObjectOptions, 'root'>): T[] {
+    const t = o?.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+    const mine = new Uint8Array(v8.serialize(value));
+    const lens = new Float64Array(this.size);
+    this.allgather(Float64Array.of(mine.byteLength), lens, t);
+    const max = Math.max(...lens);
+    const all = new Uint8Array(max * this.size);
+    const padded = new Uint8Array(max);
+    padded.set(mine);
+    this.allgather(padded, all, t);
+    return Array.from(lens, (n, r) => (r === this.rank ? value : (v8.deserialize(all.subarray(r * max, r * max + n)) as T)));
+  }
+
+  /** Every rank's value, in rank order, at the root (undefined elsewhere). */
+  gatherObject<T>(value: T, o?: ObjectOptions): T[] | undefined {
+    const root = this.root(o);
+    const t = o?.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+    const mine = new Uint8Array(v8.serialize(value));
+    const lens = new Float64Array(this.size);
+    this.allgather(Float64Array.of(mine.byteLength), lens, t);
+    const max = Math.max(...lens);
+    const padded = new Uint8Array(max);
+    padded.set(mine);
+    const all = this.rank === root ? new Uint8Array(max * this.size) : null;
+    this.gather(padded, all, { root, ...t });
+    if (!all) return undefined;
+    return Array.from(lens, (n, r) => (r === this.rank ? value : (v8.deserialize(all.subarray(r * max, r * max + n)) as T)));
+  }
+
   // ---------------------------------------------------------- communicators
 
   /**
@@ -637,6 +717,25 @@ export class Communicator {
     }
     if (buf === undefined || buf === null || buf.buffer !== this.rt.arena) throw new ArgumentError('free(buf) takes buffers obtained from comm.alloc()', 'call free() without an argument to free the communicator');
     this.rt.allocator.free(buf.byteOffset);
+  }
+
+  /**
+   * End the whole job (MPI_Abort): every rank of every node is stopped, `coll run`
+   * prints `rank R called abort(code): message` and exits with `code` (1–255; default
+   * 1). Returns only by throwing nothing: the calling thread waits to be stopped.
+   * Outside `coll run` (a single process) it prints the message and exits the process.
+   */
+  abort(code = 1, message = ''): never {
+    checkIntRange('abort code', code, 1, 255);
+    const reason = `called abort(${code})${message ? `: ${message}` : ''}`;
+    if (launchedSpec() === undefined) {
+      process.stderr.write(`coll: rank ${this.worldOf[this.rank]} ${reason}\n`);
+      process.exit(code);
+    }
+    parentPort?.postMessage({ [ABORT_KEY]: { code, reason } });
+    // The node process stops the job; should it not, end this thread after a while.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10_000);
+    process.exit(code);
   }
 
   /** Whether free() has been called on this communicator. */

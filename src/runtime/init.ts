@@ -11,10 +11,9 @@
  * large-allreduce paths from init({ warmup }) or COLL_WARMUP (default on; 0 = off),
  * execution mode from init({ mode }) or COLL_MODE (host, offload, intermediate).
  */
-import { workerData } from 'node:worker_threads';
 import { ArgumentError } from '../core/errors.js';
 import { checkTimeout, Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
-import { SHM_BLOCK_LIMIT, WORKER_KEY, worldShmSlotBytes, type RankSpec } from '../exec/config.js';
+import { launchedSpec, SHM_BLOCK_LIMIT, worldShmSlotBytes } from '../exec/config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 
 export interface InitOptions {
@@ -43,10 +42,6 @@ const WORLD = Symbol.for('collectives.world');
 type Holder = { [WORLD]?: Communicator };
 
 /** The rank spec of this thread when it was started by the runtime. */
-export function launchedSpec(): RankSpec | undefined {
-  const d = workerData as Record<string, unknown> | null | undefined;
-  return d && typeof d === 'object' && WORKER_KEY in d ? (d[WORKER_KEY] as RankSpec) : undefined;
-}
 
 function envFlag(name: string): boolean | undefined {
   const v = process.env[name];

@@ -61,8 +61,8 @@ export interface LaunchResult {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
-  /** The first failure, if any (rank −1: a node's or the network's, not a rank's). */
-  readonly failure?: { readonly rank: number; readonly reason: string };
+  /** The first failure, if any (rank −1: a node's or the network's, not a rank's; exitCode: from comm.abort()). */
+  readonly failure?: { readonly rank: number; readonly reason: string; readonly exitCode?: number };
   /** Process ids of the node processes (all gone when launch() resolves). */
   readonly pids: readonly number[];
   /** The job report (job-report.ts): timing, connections, frames, engine counters. */
@@ -144,7 +144,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   let initMs = 0;
   const nodeReports: NodeReport[] = [];
   const children: ChildProcess[] = [];
-  let failure: { rank: number; reason: string } | undefined;
+  let failure: { rank: number; reason: string; exitCode?: number } | undefined;
   let timedOut = false;
   const killAll = (): void => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -152,7 +152,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   // A network failure on a healthy node is usually the echo of another node dying:
   // hold it briefly, and report the dead node instead if its process ends meanwhile.
   let heldNetwork: NodeJS.Timeout | undefined;
-  const onFailure = (rank: number, reason: string, network = false): void => {
+  const onFailure = (rank: number, reason: string, network = false, exitCode?: number): void => {
     if (failure) return;
     if (network) {
       // Not the rank's fault: the message names the nodes ("node 1 network failure: …").
@@ -164,7 +164,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     }
     if (heldNetwork) clearTimeout(heldNetwork);
     heldNetwork = undefined;
-    failure = { rank, reason };
+    failure = exitCode !== undefined ? { rank, reason, exitCode } : { rank, reason };
     emit('stderr', rank >= 0 ? `coll: rank ${rank} failed: ${reason}` : `coll: ${reason}`);
     killAll();
   };
@@ -183,11 +183,11 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     lines(child.stdout, (l) => emit('stdout', l));
     lines(child.stderr, (l) => emit('stderr', l));
     let done = false;
-    child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; address?: PeerAddress; report?: NodeReport }) => {
+    child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; address?: PeerAddress; report?: NodeReport }) => {
       if (m.type === 'listening' && m.address) {
         addresses[n] = m.address;
         if (++listening === nodes) for (const c of children) if (c.connected) c.send({ type: 'peers', addresses });
-      } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason', m.network === true);
+      } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason', m.network === true, m.exitCode);
       else if (m.type === 'exited') {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
         for (const c of children) if (c !== child && c.connected) c.send({ type: 'exited', rank: m.rank });
@@ -225,7 +225,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   await Promise.all(exits);
   if (timer) clearTimeout(timer);
   process.off('exit', killAll);
-  const exitCode = timedOut ? 124 : failure ? 1 : 0;
+  const exitCode = timedOut ? 124 : failure ? (failure.exitCode ?? 1) : 0;
   return {
     exitCode,
     stdout: out.length ? `${out.join('\n')}\n` : '',

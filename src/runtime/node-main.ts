@@ -16,7 +16,7 @@
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
-import { WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
+import { ABORT_KEY, WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from '../exec/simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
@@ -77,12 +77,15 @@ if (spec.nodeCount === 1 && spec.size > 1) {
 }
 
 let failed = false;
-/** `network`: a consequence of another node's trouble (the launcher looks for a dead node first). */
-function fail(rank: number, reason: string, network = false): void {
+/**
+ * `network`: a consequence of another node's trouble (the launcher looks for a dead node
+ * first); `exitCode`: the job's exit code (comm.abort(code)), default 1.
+ */
+function fail(rank: number, reason: string, network = false, exitCode?: number): void {
   if (failed) return;
   failed = true;
   signalAbort(control, layout, rank, reason);
-  send({ type: 'failed', rank, reason, network });
+  send({ type: 'failed', rank, reason, network, exitCode });
   // The launcher kills every node; exit on our own if it does not.
   setTimeout(() => process.exit(1), 3000).unref();
 }
@@ -212,6 +215,10 @@ for (let l = 0; l < localSize; l++) {
       w.on('error', (e: unknown) => {
         const err = e as { stack?: string; message?: string } | undefined;
         fail(rank, err?.stack ?? err?.message ?? String(e));
+      });
+      w.on('message', (m: unknown) => {
+        const a = (m as Record<string, { code: number; reason: string } | undefined> | null)?.[ABORT_KEY];
+        if (a) fail(rank, a.reason, false, a.code);
       });
       w.on('exit', (code) => {
         if (code !== 0) fail(rank, `exited with code ${code}`);

@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { ArgumentError } from '../core/errors.js';
-import { launchedSpec } from './init.js';
+import { launchedSpec } from '../exec/config.js';
 
 const spec = launchedSpec();
 if (!spec) throw new Error('worker-main.ts runs inside rank threads started by the collectives runtime');

@@ -75,6 +75,24 @@ describe("the flat path named as { algorithm: 'shm_flat' }", () => {
   }
 });
 
+describe('sendrecv and the object collectives', () => {
+  for (const [ranks, nodes] of [
+    [3, 1],
+    [4, 2],
+  ] as const) {
+    it(`sendrecv rings and bcast/gather/allgatherObject against the values sent (${ranks} ranks, ${nodes} node(s))`, async () => {
+      expectPassed(await runJob('p2p-objects.ts', ranks, nodes), ranks);
+    });
+  }
+
+  it('comm.abort(3, message) ends the job with exit code 3 and the message (4 ranks, 2 nodes)', async () => {
+    const r = await runJob('p2p-objects.ts', 4, 2, ['abort']);
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(r.stderr).toContain('coll: rank 1 failed: called abort(3): bad input in rank 1');
+    expect(r.stderr).not.toContain('unreachable');
+  });
+});
+
 describe('mismatched calls without debug mode', () => {
   for (const [ranks, nodes] of [
     [2, 1],
