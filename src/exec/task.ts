@@ -87,6 +87,25 @@ export class OpTask implements Task {
   }
 }
 
+/** Done once `check` returns true (checked after every transport progress): MPI_Probe. */
+export class ProbeTask implements Task {
+  done = false;
+  readonly error: Error | undefined = undefined;
+  constructor(
+    private readonly check: () => boolean,
+    private readonly peers: readonly number[],
+  ) {}
+  start(): void {
+    this.done = this.check();
+  }
+  advance(): void {
+    if (!this.done) this.done = this.check();
+  }
+  waitingFor(): number[] {
+    return this.done ? [] : [...this.peers];
+  }
+}
+
 /** Several posted operations; done when all are. */
 export class OpsTask implements Task {
   private readonly tasks: OpTask[];

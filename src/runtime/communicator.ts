@@ -36,7 +36,7 @@ import { callSignature, type CallSignature } from '../exec/call-signature.js';
 import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
-import { OpsTask, OpTask, Sequence, type Task } from '../exec/task.js';
+import { OpsTask, OpTask, ProbeTask, Sequence, type Task } from '../exec/task.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
 import { ABORT_KEY, bigSlotBytes, launchedSpec, SHM_BLOCK_LIMIT, SHM_SLOT_BYTES } from '../exec/config.js';
 import { parentPort } from 'node:worker_threads';
@@ -538,6 +538,37 @@ export class Communicator {
       const op = task.op as RecvOp;
       return { source: this.rankOfWorld.get(op.source) ?? -1, tag: op.tag, bytes: op.bytes, count: op.bytes / type.size };
     }, hint);
+  }
+
+  /**
+   * Whether a message from `source` (or ANY_SOURCE) with `tag` (or ANY_TAG) has arrived
+   * and no receive has taken it (MPI_Iprobe): its status (source, tag, bytes; `count`
+   * in elements of `datatype`, default uint8) without receiving it, else undefined.
+   * Size a buffer from it, then recv() with the status's source and tag.
+   */
+  iprobe(source: number = ANY_SOURCE, tag: number = ANY_TAG, o?: { datatype?: DatatypeName }): Status | undefined {
+    if (this.freed) throw freedError();
+    if (source !== ANY_SOURCE) checkRank('source', source, this.size);
+    if (tag !== ANY_TAG) checkTag(tag);
+    const ep = this.rt.endpoint;
+    const key = { context: this.context, space: SPACE_P2P, tag: tag === ANY_TAG ? ANY : tag, src: source === ANY_SOURCE ? ANY : this.worldOf[source], dst: ep.rank, index: 0 } as const;
+    const m = ep.probe(key);
+    if (!m) return undefined;
+    const size = lookupDatatype(o?.datatype ?? 'uint8').size;
+    return { source: this.rankOfWorld.get(m.source) ?? -1, tag: m.tag, bytes: m.bytes, count: m.bytes / size };
+  }
+
+  /** Wait until iprobe() would find a message, and return its status (MPI_Probe; timeoutMs applies). */
+  probe(source: number = ANY_SOURCE, tag: number = ANY_TAG, o?: { datatype?: DatatypeName; timeoutMs?: number }): Status {
+    const first = this.iprobe(source, tag, o);
+    if (first) return first;
+    const found: { st?: Status } = {};
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
+    const from = `probe for ${source === ANY_SOURCE ? 'any source' : source}, ${tag === ANY_TAG ? 'any tag' : `tag ${tag}`}`;
+    const peers = source === ANY_SOURCE ? Array.from({ length: this.size }, (_, r) => r).filter((r) => r !== this.rank) : [source];
+    const task = new ProbeTask(() => (found.st = this.iprobe(source, tag, o)) !== undefined, peers);
+    this.rt.engine.run(task, new CallInfo(from, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, 'no matching send arrived: check the source, tag and communicator of the sends, or raise timeoutMs'));
+    return found.st as Status;
   }
 
   /**

@@ -313,7 +313,10 @@ export class ShmEndpoint implements Endpoint {
   }
 
   private matches(r: RecvReq, context: number, space: number, tag: number, src: number, index: number): boolean {
-    const k = r.key;
+    return this.keyMatches(r.key, context, space, tag, src, index);
+  }
+
+  private keyMatches(k: MessageKey, context: number, space: number, tag: number, src: number, index: number): boolean {
     return (
       k.context === context &&
       k.space === space &&
@@ -351,6 +354,25 @@ export class ShmEndpoint implements Endpoint {
     }
     if (bestList) bestList.splice(bestAt, 1);
     return best;
+  }
+
+  /**
+   * The earliest arrived message that matches `key` and no receive has taken yet, left
+   * where it is (MPI_Iprobe): its source, tag and size in bytes; undefined if none.
+   */
+  probe(key: MessageKey): { source: number; tag: number; bytes: number } | undefined {
+    this.progress();
+    let best: Unexpected | undefined;
+    const lists = key.src === ANY ? [...this.unexpected.values()] : [this.unexpected.get(key.src) ?? []];
+    for (const l of lists) {
+      for (const u of l) {
+        if (this.keyMatches(key, u.context, u.space, u.tag, u.src, u.index)) {
+          if (!best || u.order < best.order) best = u;
+          break;
+        }
+      }
+    }
+    return best && { source: best.src, tag: best.tag, bytes: best.total };
   }
 
   /** The earliest unexpected message matching a new receive (removed from its queue). */

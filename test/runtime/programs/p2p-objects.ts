@@ -42,6 +42,35 @@ function check(comm: Communicator, tag: string): void {
   report.ok(same(comm.allgatherObject(null), Array(P).fill(null)), `${tag} allgatherObject of null`);
 }
 
+// probe / iprobe: messages of sizes the receiver learns from the probe.
+{
+  const P = world.size;
+  const me = world.rank;
+  const to = (me + 1) % P;
+  const from = (me + P - 1) % P;
+  for (let i = 0; i < 4; i++) world.isend(Int32Array.from({ length: 10 * (i + 1) + me }, (_, j) => j + i), to, 50 + i);
+  for (let i = 3; i >= 0; i--) {
+    const st = world.probe(from, 50 + i, { datatype: 'int32' });
+    report.ok(st.source === from && st.tag === 50 + i && st.count === 10 * (i + 1) + from && st.bytes === 4 * st.count, `probe tag ${50 + i}: ${JSON.stringify(st)}`);
+    const again = world.iprobe(from, 50 + i);
+    report.ok(again?.bytes === st.bytes, `iprobe sees the same message until it is received`);
+    const buf = new Int32Array(st.count);
+    world.recv(buf, st.source, st.tag);
+    report.ok(buf.every((v, j) => v === j + i), `recv after probe tag ${50 + i}`);
+  }
+  const anyProbe = (() => {
+    world.isend(Int32Array.of(me), to, 77);
+    const st = world.probe(undefined, 77);
+    const b = new Int32Array(1);
+    world.recv(b, st.source, 77);
+    return st.source === from && b[0] === from;
+  })();
+  report.ok(anyProbe, 'probe from any source');
+  report.ok(world.iprobe(from, 999) === undefined, 'iprobe finds nothing for a tag never sent');
+  await report.throws('TimeoutError', 'probe for', 'probe that nothing matches', () => world.probe(from, 998, { timeoutMs: 300 }));
+  world.barrier();
+}
+
 check(world, 'world');
 check(world.split(0, world.size - 1 - world.rank) as Communicator, 'reversed split');
 report.print();
