@@ -15,6 +15,7 @@ import { GATHER_ALGORITHMS } from './gather/index.js';
 import { REDUCE_ALGORITHMS } from './reduce/index.js';
 import { REDUCE_SCATTER_ALGORITHMS } from './reduce_scatter/index.js';
 import { SCATTER_ALGORITHMS } from './scatter/index.js';
+import { EXSCAN_ALGORITHMS, SCAN_ALGORITHMS } from './scan/index.js';
 import { firstViolation } from './restrictions.js';
 import { resolveParams } from './params.js';
 import { algorithmId, type AlgorithmSpec } from './types.js';
@@ -29,6 +30,8 @@ const ALL: readonly AlgorithmSpec[] = Object.freeze([
   ...GATHER_ALGORITHMS,
   ...SCATTER_ALGORITHMS,
   ...ALLTOALL_ALGORITHMS,
+  ...SCAN_ALGORITHMS,
+  ...EXSCAN_ALGORITHMS,
 ]);
 
 const BY_ID = new Map(ALL.map((a) => [algorithmId(a), a]));

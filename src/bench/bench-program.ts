@@ -128,6 +128,10 @@ function caller(comm: Communicator, c: BenchConfig, send: ArrayBufferView, recv:
       return () => comm.scatter(root ? send : null, recv, o);
     case 'alltoall':
       return () => comm.alltoall(send, recv, o);
+    case 'scan':
+      return () => comm.scan(send, recv, o);
+    case 'exscan':
+      return () => comm.exscan(send, recv, o);
   }
 }
 
@@ -153,6 +157,10 @@ function nonblockingCaller(comm: Communicator, c: BenchConfig, send: ArrayBuffer
       return () => comm.iscatter(root ? send : null, recv, o).wait();
     case 'alltoall':
       return () => comm.ialltoall(send, recv, o).wait();
+    case 'scan':
+      return () => comm.iscan(send, recv, o).wait();
+    case 'exscan':
+      return () => comm.iexscan(send, recv, o).wait();
   }
 }
 

@@ -12,6 +12,7 @@
  * - reduce: every rank sends to the root, which folds.
  * - reduce_scatter (block): the reduce-scatter half of the allreduce.
  */
+import { linearExscan, linearScan } from '../algorithms/scan/linear.js';
 import type { AlgorithmSpec } from '../algorithms/types.js';
 import { ScheduleBuilder } from '../schedule/builder.js';
 import type { ScheduleContext } from '../schedule/context.js';
@@ -198,4 +199,7 @@ export const REPRODUCIBLE: Partial<Record<AlgorithmSpec['collective'], Algorithm
   allreduce: reproducibleAllreduce,
   reduce: reproducibleReduce,
   reduce_scatter: reproducibleReduceScatter,
+  // The chain folds ((v0 ∘ v1) ∘ v2) ∘ …: the sequential grouping, bit for bit.
+  scan: linearScan,
+  exscan: linearExscan,
 };

@@ -84,14 +84,16 @@ export const SHM_FLAT_DESCRIPTION =
 export function makePlan(t: PlanTarget, c: CallShape): Plan {
   const kernel = c.op && isReduction(c.kind) ? c.op.kernel(c.type) : undefined;
   const bytes = c.count * c.type.size;
-  const flatFits = t.shmLimit > 0 && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit);
+  const flatFits = t.shmLimit > 0 && c.kind !== 'scan' && c.kind !== 'exscan' && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit);
   if (c.algorithm === SHM_FLAT || c.algorithm === `${c.kind}/${SHM_FLAT}`) {
     // Named: a rank-order fold like reproducible mode, so it is allowed there too.
     if (!flatFits) {
       throw new RestrictionError(
         SHM_FLAT,
         'a communicator on one node whose shared slots hold the call',
-        t.shmLimit <= 0
+        c.kind === 'scan' || c.kind === 'exscan'
+          ? `${c.kind} has no flat path (it runs a schedule)`
+          : t.shmLimit <= 0
           ? 'this communicator has no shared-memory block (it spans nodes, has one rank, or its rank 0 had no arena room)'
           : `the call writes ${flatSlotBytes(c.kind, c.count, c.type.size, t.size)} bytes per rank (blocks of ${bytes}); the slots hold ${t.shmLimit} bytes and blocks of at most ${t.shmBlockLimit ?? t.shmLimit}`,
         'drop { algorithm } to let the library choose',

@@ -36,6 +36,8 @@ const PREFERENCES: Record<CollectiveKind, { small: readonly string[]; large: rea
   gather: { small: ['binomial', 'linear'], large: ['binomial', 'linear'] },
   scatter: { small: ['binomial', 'linear'], large: ['binomial', 'linear'] },
   alltoall: { small: ['bruck', 'pairwise'], large: ['pairwise', 'bruck'] },
+  scan: { small: ['recursive_doubling', 'linear'], large: ['recursive_doubling', 'linear'] },
+  exscan: { small: ['recursive_doubling', 'linear'], large: ['recursive_doubling', 'linear'] },
 };
 
 /**

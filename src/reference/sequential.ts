@@ -70,5 +70,10 @@ export function referenceOutputs(x: ReferenceInput): (Uint8Array | undefined)[] 
       return all((i) => fold(ranks.map((r) => block(r, i))));
     case 'alltoall':
       return all((dst) => concat(ranks.map((src) => block(src, dst))));
+    case 'scan':
+      return all((r) => fold(ranks.slice(0, r + 1).map((q) => x.inputs[q].subarray(0, n * es))));
+    case 'exscan':
+      // Rank 0's output is not significant (MPI).
+      return all((r) => (r === 0 ? undefined : fold(ranks.slice(0, r).map((q) => x.inputs[q].subarray(0, n * es)))));
   }
 }

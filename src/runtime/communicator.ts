@@ -380,6 +380,41 @@ export class Communicator {
     return this.collective('allreduce', send, recv, out === sendbuf, count, type, this.op(o, type), 0, o, blocking, () => out);
   }
 
+  /**
+   * Inclusive prefix reduction (MPI_Scan): rank r gets v0 ∘ v1 ∘ … ∘ vr in recvbuf (in
+   * place without it), folded in rank order, so non-commutative operators work.
+   */
+  scan<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): T {
+    return this.prefixCall('scan', sendbuf, recvbuf, o, true);
+  }
+
+  iscan<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): Request<T> {
+    return this.prefixCall('scan', sendbuf, recvbuf, o, false);
+  }
+
+  /**
+   * Exclusive prefix reduction (MPI_Exscan): rank r > 0 gets v0 ∘ … ∘ v(r−1); rank 0's
+   * recvbuf is left as it was (MPI leaves it undefined).
+   */
+  exscan<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): T {
+    return this.prefixCall('exscan', sendbuf, recvbuf, o, true);
+  }
+
+  iexscan<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): Request<T> {
+    return this.prefixCall('exscan', sendbuf, recvbuf, o, false);
+  }
+
+  private prefixCall<T extends Buffer>(kind: 'scan' | 'exscan', sendbuf: T, recvbuf: T | null | undefined, o: ReductionOptions | undefined, blocking: true): T;
+  private prefixCall<T extends Buffer>(kind: 'scan' | 'exscan', sendbuf: T, recvbuf: T | null | undefined, o: ReductionOptions | undefined, blocking: false): Request<T>;
+  private prefixCall<T extends Buffer>(kind: 'scan' | 'exscan', sendbuf: T, recvbuf: T | null | undefined, o: ReductionOptions | undefined, blocking: boolean): T | Request<T> {
+    const type = resolveType(o?.datatype, sendbuf);
+    const count = countOf(o?.count, () => elementsOf('sendbuf', sendbuf, type));
+    const out = recvbuf ?? sendbuf;
+    const send = region('sendbuf', sendbuf, type, count);
+    const recv = out === sendbuf ? send : region('recvbuf', out, type, count);
+    return this.collective(kind, send, recv, out === sendbuf, count, type, this.op(o, type), 0, o, blocking, () => out);
+  }
+
   /** Concatenate every rank's block (count = one block) into recvbuf on every rank. */
   allgather<T extends Buffer>(sendbuf: T, recvbuf: T, o?: CollectiveOptions): T {
     return this.allgatherCall(sendbuf, recvbuf, o, true);

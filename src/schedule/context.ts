@@ -72,7 +72,7 @@ export function isRooted(c: CollectiveKind): boolean {
 
 /** Does this collective reduce data? */
 export function isReduction(c: CollectiveKind): boolean {
-  return c === 'reduce' || c === 'allreduce' || c === 'reduce_scatter';
+  return c === 'reduce' || c === 'allreduce' || c === 'reduce_scatter' || c === 'scan' || c === 'exscan';
 }
 
 /** Sizes (elements) of the user's input and output buffers on `rank`. */
@@ -101,6 +101,9 @@ export function ioCounts(
       return { in: count, out: isRoot ? count * size : 0 };
     case 'scatter':
       return { in: isRoot ? count * size : 0, out: count };
+    case 'scan':
+    case 'exscan':
+      return { in: count, out: count };
     case 'alltoall':
       return { in: count * size, out: count * size };
   }

@@ -28,10 +28,12 @@ export type CollectiveKind =
   | 'reduce_scatter'
   | 'gather'
   | 'scatter'
-  | 'alltoall';
+  | 'alltoall'
+  | 'scan'
+  | 'exscan';
 
 export const COLLECTIVES: readonly CollectiveKind[] = Object.freeze([
-  'barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'reduce_scatter', 'gather', 'scatter', 'alltoall',
+  'barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'reduce_scatter', 'gather', 'scatter', 'alltoall', 'scan', 'exscan',
 ]);
 
 /** Buffer ids with a fixed meaning. */

@@ -5,7 +5,7 @@
  * max over ranks, one JSON object per line.
  *
  * Usage: mpi_coll_bench COLLECTIVE MIN_BYTES MAX_BYTES ITERS_SMALL [DATATYPE] [OP]
- *   COLLECTIVE: barrier bcast reduce allreduce allgather reduce_scatter gather scatter alltoall
+ *   COLLECTIVE: barrier bcast reduce allreduce allgather reduce_scatter gather scatter alltoall scan exscan
  *   DATATYPE:   float64 (default) float32 int32 int64 uint8    OP: sum (default) max min prod
  * Bytes are count x element size: the vector for bcast/reduce/allreduce, one rank's
  * block for the others (MPI_Reduce_scatter_block for reduce_scatter); sizes double
@@ -94,6 +94,8 @@ int main(int argc, char **argv) {
       else if (!strcmp(coll, "gather")) MPI_Gather(a, n, t, b, n, t, 0, MPI_COMM_WORLD);
       else if (!strcmp(coll, "scatter")) MPI_Scatter(a, n, t, b, n, t, 0, MPI_COMM_WORLD);
       else if (!strcmp(coll, "alltoall")) MPI_Alltoall(a, n, t, b, n, t, MPI_COMM_WORLD);
+      else if (!strcmp(coll, "scan")) MPI_Scan(a, b, n, t, op, MPI_COMM_WORLD);
+      else if (!strcmp(coll, "exscan")) MPI_Exscan(a, b, n, t, op, MPI_COMM_WORLD);
       else { if (rank == 0) fprintf(stderr, "mpi_coll_bench: unknown collective %s\n", coll); MPI_Abort(MPI_COMM_WORLD, 2); }
     }
     double us = (MPI_Wtime() - t0) * 1e6 / iters;

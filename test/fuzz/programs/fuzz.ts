@@ -36,7 +36,7 @@ const seed = Number(process.argv[2] ?? 1);
 const calls = Number(process.argv[3] ?? 100);
 const skip = new Set((process.argv[4] ?? '').split(',').filter(Boolean));
 
-const KINDS: CollectiveKind[] = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'reduce_scatter', 'gather', 'scatter', 'alltoall'];
+const KINDS: CollectiveKind[] = ['barrier', 'bcast', 'reduce', 'allreduce', 'allgather', 'reduce_scatter', 'gather', 'scatter', 'alltoall', 'scan', 'exscan'];
 const TYPES: DatatypeName[] = ['int8', 'uint8', 'int16', 'int32', 'uint32', 'int64', 'float32', 'float64', 'float32_int32', 'int32_int32'];
 const OPS = ['sum', 'prod', 'min', 'max', 'band', 'bor', 'bxor', 'land', 'lor', 'minloc', 'maxloc', 'noop', 'fuzz_add', 'perm8'];
 try {
@@ -95,7 +95,7 @@ function shape(r: Raw, P: number): Planned {
   }
   const count = collective === 'barrier' ? 0 : Math.min(r.count, Math.floor(120_000 / Math.max(1, lookupDatatype(datatype).size * (collective === 'alltoall' || collective === 'scatter' || collective === 'reduce_scatter' || collective === 'allgather' || collective === 'gather' ? P : 1))));
   const c: Case = { collective, datatype, op, count, root: r.root % P, nonblocking: r.nonblocking, seed: r.seed };
-  const inPlace = r.inPlace && (collective === 'allreduce' || collective === 'reduce');
+  const inPlace = r.inPlace && (collective === 'allreduce' || collective === 'reduce' || collective === 'scan' || collective === 'exscan');
   const mode = MODES[r.mode];
   const opObj = op !== undefined ? lookupOp(op) : undefined;
   if (mode !== 'host') {
@@ -176,6 +176,15 @@ function start(p: Planned, index: number, comm: Communicator): Started {
         if (inPlace) s.resultIn = send;
         break;
       }
+      case 'scan':
+      case 'exscan': {
+        // In place or into recv; exscan leaves rank 0's buffer as it was (not checked).
+        const into = p.inPlace ? null : recvView;
+        if (c.collective === 'scan') r = nb ? comm.iscan(sendView, into, o) : comm.scan(sendView, into, o);
+        else r = nb ? comm.iexscan(sendView, into, o) : comm.exscan(sendView, into, o);
+        if (p.inPlace) s.resultIn = send;
+        break;
+      }
       case 'allgather':
         r = nb ? comm.iallgather(sendView, recvView, o) : comm.allgather(sendView, recvView, o);
         break;
@@ -215,7 +224,8 @@ function check(s: Started, comm: Communicator): void {
   const got = out.subarray(0, c.collective === 'bcast' ? c.count * lookupDatatype(c.datatype).size : s.outBytes);
   const rooted = c.collective === 'reduce' || c.collective === 'gather';
   // The reference only where there is a result to compare (not at non-roots of reduce and gather).
-  if (!(rooted && comm.rank !== (c.root ?? 0)) && c.collective !== 'barrier') {
+  // (Exscan leaves rank 0's buffer as it was: not significant.)
+  if (!(rooted && comm.rank !== (c.root ?? 0)) && c.collective !== 'barrier' && !(c.collective === 'exscan' && comm.rank === 0)) {
     if (c.op === 'noop') report.ok(fromSomeRank(c, comm, got), `${label}: WRONG RESULT (noop: an element that is no rank's)`);
     else {
       const want = expectedOf(c, comm.size, comm.rank) ?? new Uint8Array(0);

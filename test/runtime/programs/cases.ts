@@ -197,6 +197,13 @@ export async function runCase(comm: Communicator, c: Case): Promise<Uint8Array |
     case 'alltoall':
       out = nb ? await comm.ialltoall(send, recv, o) : comm.alltoall(send, recv, o);
       break;
+    case 'scan':
+      out = nb ? await comm.iscan(send, recv, o) : comm.scan(send, recv, o);
+      break;
+    case 'exscan':
+      out = nb ? await comm.iexscan(send, recv, o) : comm.exscan(send, recv, o);
+      if (me === 0) out = undefined; // not significant
+      break;
   }
   const result = out ? bytesOf(out).slice() : undefined;
   if (c.shared) {
