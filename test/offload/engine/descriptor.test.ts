@@ -64,7 +64,7 @@ describe('offload descriptor', () => {
   it('rejects unknown names with typed errors', () => {
     expect(() => encodeControl({ ...base, op: 'myop' as never })).toThrow(OpError);
     expect(() => encodeControl({ ...base, datatype: 'float16' as never })).toThrow(DatatypeError);
-    expect(() => encodeControl({ ...base, kind: 'scan' as never })).toThrow(ArgumentError);
+    expect(() => encodeControl({ ...base, kind: 'allgatherv' as never })).toThrow(ArgumentError);
     expect(() => encodeControl({ ...base, mode: 'nic' as never })).toThrow(ArgumentError);
     expect(() => encodeControl({ ...base, command: 'run' as never })).toThrow(ArgumentError);
   });
@@ -75,7 +75,7 @@ describe('offload descriptor', () => {
     expect(decodeControl(2 << 23).command).toBe('release');
     expect(() => decodeControl(3 << 23)).toThrow(/command index 3/);
     expect(() => decodeControl(-1)).toThrow(ArgumentError);
-    expect(() => decodeControl(0xf)).toThrow(/kind index 15/); // only 9 collectives
+    expect(() => decodeControl(0xf)).toThrow(/kind index 15/); // only 11 collectives
     expect(() => decodeControl(0xf << 8)).toThrow(/datatype index 15/);
     const i32 = new Int32Array(new SharedArrayBuffer(48));
     writeDescriptor(i32, 0, base);
