@@ -141,7 +141,7 @@ function progressHooks(name: string): JobHooks & { onVariant(label: string, i: n
 
 export const experimentCommand: Command = {
   name: 'experiment',
-  summary: "issue 4's experiments, host vs offload: noise immunity, skew tolerance, overlap",
+  summary: 'host vs offload experiments: noise immunity, skew tolerance, overlap ([Moody-2003], [Yu-2006])',
   async run(argv) {
     const name = argv[0];
     if (name === undefined || name === '--help' || name === '-h') {

@@ -28,7 +28,7 @@ const resid = (f: LinearFit): string => `rms residual ${us(f.rms)}, largest ${(f
 
 export const fitCommand: Command = {
   name: 'fit',
-  summary: 'measure this machine (kernels, memcpy, ping-pong per link class, seed 000/004 testjigs) and write a machine file',
+  summary: 'measure this machine (kernels, memcpy, ping-pong per link class, the [Moody-2003] and [Littlefield-1992] testjigs) and write a machine file',
   async run(argv) {
     const args = parseArgs(argv, OPTIONS);
     if (opt(args, 'help')) {
@@ -66,7 +66,7 @@ export const fitCommand: Command = {
     }
     if (report.serial) {
       const s = report.serial;
-      console.log(`  serial reduction (seed 000 §3.2.1): r ${us(s.r)}${m.lrc ? `, L ${us(m.lrc.L)}, C ${us(m.lrc.C)}` : ''}`);
+      console.log(`  serial reduction ([Moody-2003] §3.2.1): r ${us(s.r)}${m.lrc ? `, L ${us(m.lrc.L)}, C ${us(m.lrc.C)}` : ''}`);
       for (const [k, f] of Object.entries(s.fits)) {
         console.log(`    ${k.padEnd(18)} slope ${us(s.r + s.c[k]).padStart(11)}  c ${us(s.c[k]).padStart(11)}  C+L ${us(s.CplusL[k]).padStart(11)}  ${resid(f)}`);
       }
