@@ -84,7 +84,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
       (p) => {
         const eta = p.done > 0 ? Math.round((((Date.now() - t0) / p.done) * (p.total - p.done)) / 1000) : undefined;
         const msg = `[${p.done}/${p.total}${eta !== undefined ? `, ~${eta} s left` : ''}] ${p.what}`;
-        process.stderr.write(tty ? `\r\x1b[K${msg}` : `${msg}\n`);
+        if (tty) process.stderr.write(`\r\x1b[K${msg}`); // progress on a terminal only
       },
     );
     if (tty) process.stderr.write('\r\x1b[K');

@@ -75,7 +75,8 @@ export const benchCommand: Command = {
     if (compare.length > 0 && (nodes !== 1 || (modes.length > 0 && modes.some((m) => m !== 'host')))) {
       throw new ArgumentError('--compare runs the MPI on one node in host mode only', 'drop --nodes/--mode, or compare with `coll bench matrix`');
     }
-    const tty = process.stderr.isTTY === true;
+    // Progress on a terminal only: none when piped or with --json.
+    const tty = process.stderr.isTTY === true && !json;
     const result = await runBenchJob(
       {
         collective,
@@ -93,7 +94,7 @@ export const benchCommand: Command = {
       },
       (p) => {
         const msg = `[${p.done}/${p.total}] ${collective} ${p.last}`;
-        process.stderr.write(tty ? `\r\x1b[K${msg}` : `${msg}\n`);
+        if (tty) process.stderr.write(`\r\x1b[K${msg}`);
       },
       (line) => process.stderr.write(`${line}\n`),
     );

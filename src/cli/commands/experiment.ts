@@ -116,19 +116,15 @@ function loadLine(loads: readonly (readonly [string, readonly [number, number] |
 function progressHooks(name: string): JobHooks & { onVariant(label: string, i: number, total: number): void; end(): void } {
   const tty = process.stderr.isTTY === true;
   let current = '';
-  let lastPct = -1;
   return {
     onVariant(label, i, total) {
       current = `${name} [${i + 1}/${total}] ${label}`;
-      lastPct = -1;
-      process.stderr.write(tty ? `\r\x1b[K${current}: starting` : `${current}: starting\n`);
+      if (tty) process.stderr.write(`\r\x1b[K${current}: starting`); // progress on a terminal only
     },
     onProgress(done, total) {
+      if (!tty) return;
       const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
-      if (!tty && pct < lastPct + 10 && done < total) return;
-      lastPct = pct;
-      const msg = `${current}: ${done}/${total} (${pct}%)`;
-      process.stderr.write(tty ? `\r\x1b[K${msg}` : `${msg}\n`);
+      process.stderr.write(`\r\x1b[K${current}: ${done}/${total} (${pct}%)`);
     },
     onOutput(line) {
       process.stderr.write(`${tty ? '\r\x1b[K' : ''}${line}\n`);

@@ -40,7 +40,7 @@ export const fitCommand: Command = {
     const started = Date.now();
     const stamp = (): string => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s`;
     const plan = fitPlan(quick);
-    const hooks = opt<boolean>(args, 'kernels-only') ? undefined : runtimeHooks(plan, { onJob: (what) => process.stderr.write(`${tty ? '\r'.padEnd(80) + '\r' : ''}${stamp()} job: ${what}\n`) });
+    const hooks = opt<boolean>(args, 'kernels-only') ? undefined : runtimeHooks(plan, { onJob: (what) => tty && process.stderr.write(`${'\r'.padEnd(80)}\r${stamp()} job: ${what}\n`) });
     const report = await runFit({
       name: opt<string>(args, 'name'),
       ...(quick ? { ops: ['sum', 'max', 'noop'], dtypes: ['float64', 'float32', 'int32', 'int64'], timing: { minSeconds: 5e-4, trials: 2 } } : { dtypes: SCALAR_TYPE_NAMES }),
@@ -48,8 +48,8 @@ export const fitCommand: Command = {
       hooks,
       progress: (i, n, what) => {
         const msg = `${stamp()} [${String(i).padStart(String(n).length)}/${n}] ${what}`;
+        // Progress on a terminal only: none when piped.
         if (tty) process.stderr.write(`\r${msg.padEnd(79).slice(0, 79)}${i === n ? '\n' : ''}`);
-        else process.stderr.write(`${msg}\n`);
       },
     });
     const m = report.machine;

@@ -74,7 +74,7 @@ export const reproduceCommand: Command = {
       quick,
       plots: dir !== undefined,
       onSeed: (s) => {
-        if (!json) process.stderr.write(`coll reproduce: simulating seed ${s}…\n`);
+        if (!json && process.stderr.isTTY) process.stderr.write(`\rcoll reproduce: simulating seed ${s}…\x1b[K`);
       },
     });
     for (const s of sims) {

@@ -78,8 +78,8 @@ export const tuneCommand: Command = {
         ? undefined
         : (done, total, what) => {
             const msg = `[${String(done).padStart(String(total).length)}/${total}] ${what}`;
+            // Progress on a terminal only: none when piped.
             if (tty) process.stderr.write(`\r${msg.padEnd(78).slice(0, 78)}${done === total ? '\n' : ''}`);
-            else process.stderr.write(`${msg}\n`);
           },
     });
     console.log(`decision table for ${machine.name}, model ${model}, ppn ${table.grid.ppn}: ${table.rules.length} rules`);
