@@ -180,17 +180,22 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       env: { ...process.env, ...o.env, ...(o.debug ? { COLL_DEBUG: '1' } : {}) },
     });
     children.push(child);
+    // A node that cannot start is a failure; a message to a node whose IPC channel is
+    // closing (it is exiting) is not (its 'close' tells whether it ended well).
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE' && e.code !== 'ERR_IPC_CHANNEL_CLOSED') onFailure(-1, `node ${n} could not be started or reached: ${e.message}`);
+    });
     lines(child.stdout, (l) => emit('stdout', l));
     lines(child.stderr, (l) => emit('stderr', l));
     let done = false;
     child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; address?: PeerAddress; report?: NodeReport }) => {
       if (m.type === 'listening' && m.address) {
         addresses[n] = m.address;
-        if (++listening === nodes) for (const c of children) if (c.connected) c.send({ type: 'peers', addresses });
+        if (++listening === nodes) for (const c of children) post(c, { type: 'peers', addresses });
       } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason', m.network === true, m.exitCode);
       else if (m.type === 'exited') {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
-        for (const c of children) if (c !== child && c.connected) c.send({ type: 'exited', rank: m.rank });
+        for (const c of children) if (c !== child) post(c, { type: 'exited', rank: m.rank });
       }
       else if (m.type === 'started') {
         if (++started === nodes) initMs = performance.now() - t0;
@@ -200,7 +205,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       }
     });
     const spec: NodeSpec = { ...job, node: n, secret };
-    child.send({ type: 'start', spec });
+    post(child, { type: 'start', spec });
     exits.push(
       new Promise<void>((resolve) => {
         child.on('close', (code, signal) => {
@@ -234,6 +239,11 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     pids: children.map((c) => c.pid ?? -1),
     report: combineReports({ ranks: o.ranks, nodeCount: nodes, exitCode, initMs, wallMs: performance.now() - t0, reports: nodeReports }),
   };
+}
+
+/** Send an IPC message to a node process if its channel is open; a send that races its exit is dropped. */
+function post(c: ChildProcess, m: object): void {
+  if (c.connected) c.send(m, (e) => void e);
 }
 
 function lines(stream: NodeJS.ReadableStream | null, onLine: (l: string) => void): void {
