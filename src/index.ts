@@ -23,6 +23,8 @@ export {
   type SplitOptions,
   type SendrecvOptions,
   type ObjectOptions,
+  type VectorOptions,
+  type AlltoallvOptions,
   type CollectiveOptions,
   type ReductionOptions,
   type RootOptions,

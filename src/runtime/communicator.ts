@@ -27,7 +27,7 @@ import type { Params } from '../schedule/context.js';
 import { isRooted } from '../schedule/context.js';
 import { topologyFromNodes, type Topology } from '../schedule/topology.js';
 import type { CollectiveKind } from '../schedule/types.js';
-import { ANY, SPACE_CTRL, SPACE_P2P, type RecvOp } from '../transport/types.js';
+import { ANY, SPACE_COLL, SPACE_CTRL, SPACE_P2P, type RecvOp } from '../transport/types.js';
 import { byteView, checkRank, checkTag, countOf, elementsOf, EMPTY, overlaps, region, resolveType, type Buffer } from '../exec/buffers.js';
 import type { WaitInfo } from './engine.js';
 import { Execution } from '../exec/executor.js';
@@ -68,6 +68,27 @@ export interface SendrecvOptions {
   sendTag?: number;
   /** Tag to receive (default ANY_TAG). */
   recvTag?: number;
+  timeoutMs?: number;
+}
+
+/** Options of the vector collectives (gatherv, scatterv, allgatherv). */
+export interface VectorOptions {
+  /** The rank that gathers or scatters (default 0; gatherv, scatterv). */
+  root?: number;
+  /** Element offset of each rank's block in the root's (or every rank's) buffer; default: the counts' prefix sums. */
+  displs?: readonly number[];
+  /** Element type; inferred from typed arrays. */
+  datatype?: DatatypeName;
+  timeoutMs?: number;
+}
+
+/** Options of alltoallv. */
+export interface AlltoallvOptions {
+  /** Element offset of the block for each destination in sendbuf; default: prefix sums of sendCounts. */
+  sdispls?: readonly number[];
+  /** Element offset of the block from each source in recvbuf; default: prefix sums of recvCounts. */
+  rdispls?: readonly number[];
+  datatype?: DatatypeName;
   timeoutMs?: number;
 }
 
@@ -178,6 +199,28 @@ export type ArrayOf<T extends DatatypeName> = T extends 'float64'
 const SETUP_TAG = 0x7ffffffe;
 /** Control tag of free()'s synchronisation. */
 const FREE_TAG = 0x7ffffffd;
+
+/** Per-rank element counts: one non-negative integer per rank. */
+function checkCounts(name: string, counts: readonly number[], size: number): void {
+  if (!Array.isArray(counts) || counts.length !== size) throw new ArgumentError(`${name} must have one count per rank (${size}), got ${Array.isArray(counts) ? counts.length : typeof counts}`);
+  counts.forEach((c, r) => checkIntRange(`${name}[${r}]`, c, 0, 0x7fffffff));
+}
+
+/** The displacements given (checked), or the counts' prefix sums. */
+function displacements(name: string, given: readonly number[] | undefined, counts: readonly number[]): number[] {
+  if (given === undefined) {
+    let at = 0;
+    return counts.map((c) => ((at += c), at - c));
+  }
+  if (given.length !== counts.length) throw new ArgumentError(`${name} must have one offset per rank (${counts.length}), got ${given.length}`);
+  given.forEach((d, r) => checkIntRange(`${name}[${r}]`, d, 0, 0x7fffffff));
+  return [...given];
+}
+
+/** Elements a buffer must hold for these blocks. */
+function spanOf(counts: readonly number[], displs: readonly number[]): number {
+  return counts.reduce((m, c, r) => (c > 0 ? Math.max(m, displs[r] + c) : m), 0);
+}
 
 function freedError(): ArgumentError {
   return new ArgumentError('this communicator has been freed', 'make a new one with split() or dup() on a communicator still in use');
@@ -618,6 +661,131 @@ export class Communicator {
     const r = this.irecv(recvbuf, source, o?.recvTag ?? ANY_TAG, t);
     this.isend(sendbuf, dest, o?.sendTag ?? 0, t).wait();
     return r.wait();
+  }
+
+  // ------------------------------------------------------ vector collectives
+  // Per-rank counts and displacements (MPI_Gatherv, _Scatterv, _Allgatherv, _Alltoallv):
+  // direct point-to-point exchanges in the collective message space, one message per
+  // non-empty block (linear algorithms, as MPICH and Open MPI use for the v-variants
+  // on small communicators). Every rank passes the same counts.
+
+  /** Rank r's `counts[r]` elements at `displs[r]` of the root's recvbuf (undefined elsewhere). */
+  gatherv<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, counts: readonly number[], o?: VectorOptions): T | undefined {
+    return this.vectorCall('gatherv', sendbuf, recvbuf ?? null, counts, o, true) as T | undefined;
+  }
+
+  igatherv<T extends Buffer>(sendbuf: T, recvbuf: T | null | undefined, counts: readonly number[], o?: VectorOptions): Request<T | undefined> {
+    return this.vectorCall('gatherv', sendbuf, recvbuf ?? null, counts, o, false) as Request<T | undefined>;
+  }
+
+  /** Rank r gets `counts[r]` elements from `displs[r]` of the root's sendbuf. */
+  scatterv<T extends Buffer>(sendbuf: T | null | undefined, counts: readonly number[], recvbuf: T, o?: VectorOptions): T {
+    return this.vectorCall('scatterv', sendbuf ?? null, recvbuf, counts, o, true) as T;
+  }
+
+  iscatterv<T extends Buffer>(sendbuf: T | null | undefined, counts: readonly number[], recvbuf: T, o?: VectorOptions): Request<T> {
+    return this.vectorCall('scatterv', sendbuf ?? null, recvbuf, counts, o, false) as Request<T>;
+  }
+
+  /** Every rank gets rank r's `counts[r]` elements at `displs[r]` of its recvbuf. */
+  allgatherv<T extends Buffer>(sendbuf: T, recvbuf: T, counts: readonly number[], o?: VectorOptions): T {
+    return this.vectorCall('allgatherv', sendbuf, recvbuf, counts, o, true) as T;
+  }
+
+  iallgatherv<T extends Buffer>(sendbuf: T, recvbuf: T, counts: readonly number[], o?: VectorOptions): Request<T> {
+    return this.vectorCall('allgatherv', sendbuf, recvbuf, counts, o, false) as Request<T>;
+  }
+
+  /**
+   * Rank i sends `sendCounts[j]` elements from `sdispls[j]` to rank j, which puts them
+   * at `rdispls[i]` of its recvbuf (`recvCounts[i]` elements: the counts must agree).
+   */
+  alltoallv<T extends Buffer>(sendbuf: T, sendCounts: readonly number[], recvbuf: T, recvCounts: readonly number[], o?: AlltoallvOptions): T {
+    return this.alltoallvCall(sendbuf, sendCounts, recvbuf, recvCounts, o, true) as T;
+  }
+
+  ialltoallv<T extends Buffer>(sendbuf: T, sendCounts: readonly number[], recvbuf: T, recvCounts: readonly number[], o?: AlltoallvOptions): Request<T> {
+    return this.alltoallvCall(sendbuf, sendCounts, recvbuf, recvCounts, o, false) as Request<T>;
+  }
+
+  private vectorCall(kind: 'gatherv' | 'scatterv' | 'allgatherv', sendbuf: Buffer | null, recvbuf: Buffer | null, counts: readonly number[], o: VectorOptions | undefined, blocking: boolean): unknown {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    const root = kind === 'allgatherv' ? 0 : this.root(o);
+    const me = this.rank;
+    checkCounts('counts', counts, this.size);
+    const displs = displacements('displs', o?.displs, counts);
+    const es = type.size;
+    const block = (buf: Uint8Array, r: number): Uint8Array => buf.subarray(displs[r] * es, (displs[r] + counts[r]) * es);
+    const blocks: { send?: [number, Uint8Array]; recv?: [number, Uint8Array] }[] = [];
+    let result: () => unknown;
+    if (kind === 'scatterv') {
+      const mine = region('recvbuf', recvbuf, type, counts[me]);
+      if (me === root) {
+        const all = region('sendbuf', sendbuf, type, spanOf(counts, displs));
+        for (let r = 0; r < this.size; r++) {
+          if (r === me) mine.set(block(all, r));
+          else if (counts[r] > 0) blocks.push({ send: [r, block(all, r)] });
+        }
+      } else if (counts[me] > 0) blocks.push({ recv: [root, mine] });
+      result = () => recvbuf;
+    } else {
+      const mine = region('sendbuf', sendbuf, type, counts[me]);
+      const gathers = kind === 'allgatherv' || me === root;
+      const all = gathers ? region('recvbuf', recvbuf, type, spanOf(counts, displs)) : EMPTY;
+      if (gathers) block(all, me).set(mine);
+      for (let r = 0; r < this.size; r++) {
+        if (r === me) continue;
+        if (kind === 'allgatherv' || me === root) {
+          if (counts[r] > 0) blocks.push({ recv: [r, block(all, r)] });
+        }
+        if ((kind === 'allgatherv' || r === root) && counts[me] > 0) blocks.push({ send: [r, mine] });
+      }
+      result = () => (gathers ? recvbuf : undefined);
+    }
+    return this.exchange(kind, blocks, o?.timeoutMs, blocking, result);
+  }
+
+  private alltoallvCall(sendbuf: Buffer, sendCounts: readonly number[], recvbuf: Buffer, recvCounts: readonly number[], o: AlltoallvOptions | undefined, blocking: boolean): unknown {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    checkCounts('sendCounts', sendCounts, this.size);
+    checkCounts('recvCounts', recvCounts, this.size);
+    const sd = displacements('sdispls', o?.sdispls, sendCounts);
+    const rd = displacements('rdispls', o?.rdispls, recvCounts);
+    const es = type.size;
+    const send = region('sendbuf', sendbuf, type, spanOf(sendCounts, sd));
+    const recv = region('recvbuf', recvbuf, type, spanOf(recvCounts, rd));
+    const me = this.rank;
+    if (sendCounts[me] !== recvCounts[me]) throw new ArgumentError(`alltoallv: rank ${me} sends itself ${sendCounts[me]} element(s) but expects ${recvCounts[me]}`);
+    recv.subarray(rd[me] * es, (rd[me] + recvCounts[me]) * es).set(send.subarray(sd[me] * es, (sd[me] + sendCounts[me]) * es));
+    const blocks: { send?: [number, Uint8Array]; recv?: [number, Uint8Array] }[] = [];
+    for (let r = 0; r < this.size; r++) {
+      if (r === me) continue;
+      if (recvCounts[r] > 0) blocks.push({ recv: [r, recv.subarray(rd[r] * es, (rd[r] + recvCounts[r]) * es)] });
+      if (sendCounts[r] > 0) blocks.push({ send: [r, send.subarray(sd[r] * es, (sd[r] + sendCounts[r]) * es)] });
+    }
+    return this.exchange('alltoallv', blocks, o?.timeoutMs, blocking, () => recvbuf);
+  }
+
+  /** Run one vector collective's messages (receives exact: a count that disagrees is a MismatchError). */
+  private exchange(kind: string, blocks: { send?: [number, Uint8Array]; recv?: [number, Uint8Array] }[], timeout: number | undefined, blocking: boolean, result: () => unknown): unknown {
+    if (this.freed) throw freedError();
+    const seq = this.seq;
+    this.seq = (seq + 1) & 0x3fffffff;
+    const ep = this.rt.endpoint;
+    const key = (src: number, dst: number) => ({ context: this.context, space: SPACE_COLL, tag: seq, src, dst, index: 0 }) as const;
+    const tasks = blocks.map((b) =>
+      b.send
+        ? new OpTask(() => ep.isend(key(ep.rank, this.worldOf[(b.send as [number, Uint8Array])[0]]), (b.send as [number, Uint8Array])[1]), [b.send[0]])
+        : new OpTask(() => ep.irecv(key(this.worldOf[(b.recv as [number, Uint8Array])[0]], ep.rank), (b.recv as [number, Uint8Array])[1], { exact: true }), [(b.recv as [number, Uint8Array])[0]]),
+    );
+    const timeoutMs = timeout !== undefined ? (checkTimeout(timeout, 'timeoutMs'), timeout) : this.defaults.timeoutMs;
+    const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+    const task = new OpsTask(tasks);
+    if (blocking) {
+      this.rt.engine.run(task, info);
+      return result();
+    }
+    return this.track(new Request(this.rt.engine, task, info, result));
   }
 
   // ------------------------------------------------------ object collectives

@@ -75,6 +75,18 @@ describe("the flat path named as { algorithm: 'shm_flat' }", () => {
   }
 });
 
+describe('the vector collectives', () => {
+  for (const [ranks, nodes] of [
+    [1, 1],
+    [3, 1],
+    [5, 2],
+  ] as const) {
+    it(`gatherv, scatterv, allgatherv, alltoallv with uneven counts and displacements (${ranks} rank(s), ${nodes} node(s))`, async () => {
+      expectPassed(await runJob('vector.ts', ranks, nodes), ranks);
+    });
+  }
+});
+
 describe('sendrecv and the object collectives', () => {
   for (const [ranks, nodes] of [
     [3, 1],
