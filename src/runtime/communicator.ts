@@ -200,6 +200,13 @@ const SETUP_TAG = 0x7ffffffe;
 /** Control tag of free()'s synchronisation. */
 const FREE_TAG = 0x7ffffffd;
 
+/** One message of a vector collective: to or from `peer` (communicator rank). */
+interface Block {
+  readonly peer: number;
+  readonly data: Uint8Array;
+  readonly send: boolean;
+}
+
 /** Per-rank element counts: one non-negative integer per rank. */
 function checkCounts(name: string, counts: readonly number[], size: number): void {
   if (!Array.isArray(counts) || counts.length !== size) throw new ArgumentError(`${name} must have one count per rank (${size}), got ${Array.isArray(counts) ? counts.length : typeof counts}`);
@@ -641,12 +648,10 @@ export class Communicator {
     const first = this.iprobe(source, tag, o);
     if (first) return first;
     const found: { st?: Status } = {};
-    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     const from = `probe for ${source === ANY_SOURCE ? 'any source' : source}, ${tag === ANY_TAG ? 'any tag' : `tag ${tag}`}`;
     const peers = source === ANY_SOURCE ? Array.from({ length: this.size }, (_, r) => r).filter((r) => r !== this.rank) : [source];
     const task = new ProbeTask(() => (found.st = this.iprobe(source, tag, o)) !== undefined, peers);
-    this.rt.engine.run(task, new CallInfo(from, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, 'no matching send arrived: check the source, tag and communicator of the sends, or raise timeoutMs'));
-    return found.st as Status;
+    return this.runTask(task, from, o, true, () => found.st as Status, 'no matching send arrived: check the source, tag and communicator of the sends, or raise timeoutMs') as Status;
   }
 
   /**
@@ -716,7 +721,7 @@ export class Communicator {
     const displs = displacements('displs', o?.displs, counts);
     const es = type.size;
     const block = (buf: Uint8Array, r: number): Uint8Array => buf.subarray(displs[r] * es, (displs[r] + counts[r]) * es);
-    const blocks: { send?: [number, Uint8Array]; recv?: [number, Uint8Array] }[] = [];
+    const blocks: Block[] = [];
     let result: () => unknown;
     if (kind === 'scatterv') {
       const mine = region('recvbuf', recvbuf, type, counts[me]);
@@ -724,9 +729,9 @@ export class Communicator {
         const all = region('sendbuf', sendbuf, type, spanOf(counts, displs));
         for (let r = 0; r < this.size; r++) {
           if (r === me) mine.set(block(all, r));
-          else if (counts[r] > 0) blocks.push({ send: [r, block(all, r)] });
+          else if (counts[r] > 0) blocks.push({ peer: r, data: block(all, r), send: true });
         }
-      } else if (counts[me] > 0) blocks.push({ recv: [root, mine] });
+      } else if (counts[me] > 0) blocks.push({ peer: root, data: mine, send: false });
       result = () => recvbuf;
     } else {
       const mine = region('sendbuf', sendbuf, type, counts[me]);
@@ -736,13 +741,13 @@ export class Communicator {
       for (let r = 0; r < this.size; r++) {
         if (r === me) continue;
         if (kind === 'allgatherv' || me === root) {
-          if (counts[r] > 0) blocks.push({ recv: [r, block(all, r)] });
+          if (counts[r] > 0) blocks.push({ peer: r, data: block(all, r), send: false });
         }
-        if ((kind === 'allgatherv' || r === root) && counts[me] > 0) blocks.push({ send: [r, mine] });
+        if ((kind === 'allgatherv' || r === root) && counts[me] > 0) blocks.push({ peer: r, data: mine, send: true });
       }
       result = () => (gathers ? recvbuf : undefined);
     }
-    return this.exchange(kind, blocks, o?.timeoutMs, blocking, result);
+    return this.exchange(kind, blocks, o, blocking, result);
   }
 
   private alltoallvCall(sendbuf: Buffer, sendCounts: readonly number[], recvbuf: Buffer, recvCounts: readonly number[], o: AlltoallvOptions | undefined, blocking: boolean): unknown {
@@ -757,28 +762,28 @@ export class Communicator {
     const me = this.rank;
     if (sendCounts[me] !== recvCounts[me]) throw new ArgumentError(`alltoallv: rank ${me} sends itself ${sendCounts[me]} element(s) but expects ${recvCounts[me]}`);
     recv.subarray(rd[me] * es, (rd[me] + recvCounts[me]) * es).set(send.subarray(sd[me] * es, (sd[me] + sendCounts[me]) * es));
-    const blocks: { send?: [number, Uint8Array]; recv?: [number, Uint8Array] }[] = [];
+    const blocks: Block[] = [];
     for (let r = 0; r < this.size; r++) {
       if (r === me) continue;
-      if (recvCounts[r] > 0) blocks.push({ recv: [r, recv.subarray(rd[r] * es, (rd[r] + recvCounts[r]) * es)] });
-      if (sendCounts[r] > 0) blocks.push({ send: [r, send.subarray(sd[r] * es, (sd[r] + sendCounts[r]) * es)] });
+      if (recvCounts[r] > 0) blocks.push({ peer: r, data: recv.subarray(rd[r] * es, (rd[r] + recvCounts[r]) * es), send: false });
+      if (sendCounts[r] > 0) blocks.push({ peer: r, data: send.subarray(sd[r] * es, (sd[r] + sendCounts[r]) * es), send: true });
     }
-    return this.exchange('alltoallv', blocks, o?.timeoutMs, blocking, () => recvbuf);
+    return this.exchange('alltoallv', blocks, o, blocking, () => recvbuf);
   }
 
   /** Run one vector collective's messages (receives exact: a count that disagrees is a MismatchError). */
-  private exchange(kind: string, blocks: { send?: [number, Uint8Array]; recv?: [number, Uint8Array] }[], timeout: number | undefined, blocking: boolean, result: () => unknown): unknown {
+  private exchange(kind: string, blocks: readonly Block[], o: { readonly timeoutMs?: number } | undefined, blocking: boolean, result: () => unknown): unknown {
     if (this.freed) throw freedError();
     const seq = this.seq;
     this.seq = (seq + 1) & 0x3fffffff;
     const ep = this.rt.endpoint;
     const key = (src: number, dst: number) => ({ context: this.context, space: SPACE_COLL, tag: seq, src, dst, index: 0 }) as const;
-    const tasks = blocks.map((b) =>
-      b.send
-        ? new OpTask(() => ep.isend(key(ep.rank, this.worldOf[(b.send as [number, Uint8Array])[0]]), (b.send as [number, Uint8Array])[1]), [b.send[0]])
-        : new OpTask(() => ep.irecv(key(this.worldOf[(b.recv as [number, Uint8Array])[0]], ep.rank), (b.recv as [number, Uint8Array])[1], { exact: true }), [(b.recv as [number, Uint8Array])[0]]),
+    const tasks = blocks.map(({ peer, data, send }) =>
+      send
+        ? new OpTask(() => ep.isend(key(ep.rank, this.worldOf[peer]), data), [peer])
+        : new OpTask(() => ep.irecv(key(this.worldOf[peer], ep.rank), data, { exact: true }), [peer]),
     );
-    const timeoutMs = timeout !== undefined ? (checkTimeout(timeout, 'timeoutMs'), timeout) : this.defaults.timeoutMs;
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
     const task = new OpsTask(tasks);
     if (blocking) {
@@ -808,32 +813,36 @@ export class Communicator {
 
   /** Every rank's value, in rank order, on every rank. */
   allgatherObject<T>(value: T, o?: Omit<ObjectOptions, 'root'>): T[] {
-    const t = o?.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
-    const mine = new Uint8Array(v8.serialize(value));
-    const lens = new Float64Array(this.size);
-    this.allgather(Float64Array.of(mine.byteLength), lens, t);
-    const max = Math.max(...lens);
-    const all = new Uint8Array(max * this.size);
-    const padded = new Uint8Array(max);
-    padded.set(mine);
-    this.allgather(padded, all, t);
-    return Array.from(lens, (n, r) => (r === this.rank ? value : (v8.deserialize(all.subarray(r * max, r * max + n)) as T)));
+    const { mine, counts } = this.serialized(value, o);
+    const all = new Uint8Array(counts.reduce((a, b) => a + b, 0));
+    this.allgatherv(mine, all, counts, o);
+    return this.deserialized(value, all, counts);
   }
 
   /** Every rank's value, in rank order, at the root (undefined elsewhere). */
   gatherObject<T>(value: T, o?: ObjectOptions): T[] | undefined {
     const root = this.root(o);
-    const t = o?.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+    const { mine, counts } = this.serialized(value, o);
+    const all = this.rank === root ? new Uint8Array(counts.reduce((a, b) => a + b, 0)) : null;
+    this.gatherv(mine, all, counts, { root, timeoutMs: o?.timeoutMs });
+    return all ? this.deserialized(value, all, counts) : undefined;
+  }
+
+  /** This rank's value serialised, and every rank's serialised length (the counts of the v-collective). */
+  private serialized(value: unknown, o: { timeoutMs?: number } | undefined): { mine: Uint8Array; counts: number[] } {
     const mine = new Uint8Array(v8.serialize(value));
     const lens = new Float64Array(this.size);
-    this.allgather(Float64Array.of(mine.byteLength), lens, t);
-    const max = Math.max(...lens);
-    const padded = new Uint8Array(max);
-    padded.set(mine);
-    const all = this.rank === root ? new Uint8Array(max * this.size) : null;
-    this.gather(padded, all, { root, ...t });
-    if (!all) return undefined;
-    return Array.from(lens, (n, r) => (r === this.rank ? value : (v8.deserialize(all.subarray(r * max, r * max + n)) as T)));
+    this.allgather(Float64Array.of(mine.byteLength), lens, { timeoutMs: o?.timeoutMs });
+    return { mine, counts: Array.from(lens) };
+  }
+
+  /** The values of the concatenated blocks (this rank's own value as it is). */
+  private deserialized<T>(value: T, all: Uint8Array, counts: readonly number[]): T[] {
+    let at = 0;
+    return counts.map((n, r) => {
+      at += n;
+      return r === this.rank ? value : (v8.deserialize(all.subarray(at - n, at)) as T);
+    });
   }
 
   // ---------------------------------------------------------- communicators
