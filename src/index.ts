@@ -38,6 +38,8 @@ export {
 export { Request, waitAll } from './runtime/request.js';
 export { nicAlgorithms } from './offload/engine/nic.js';
 export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
+export type { JobReport, NodeReport, LaunchReport } from './runtime/job-report.js';
+export { parseHostList, parseHostfile, type HostSlots } from './launch/hosts.js';
 export { setDecisionTable, selectAlgorithm, type Choice } from './exec/selection.js';
 export type { Buffer as BufferLike } from './exec/buffers.js';
 export * as model from './model/index.js';

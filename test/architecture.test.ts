@@ -40,6 +40,7 @@ const FORBIDDEN: Record<string, string[]> = {
   transport: ['exec', 'offload', 'runtime', 'sim', 'cli', 'bench', 'experiments'],
   exec: ['offload', 'runtime', 'sim', 'cli', 'bench', 'experiments'],
   offload: ['runtime', 'cli', 'bench', 'experiments'],
+  launch: ['exec', 'offload', 'runtime', 'sim', 'cli', 'bench', 'experiments'],
   schedule: ['exec', 'offload', 'runtime', 'transport', 'cli', 'bench'],
   algorithms: ['exec', 'offload', 'runtime', 'transport', 'cli', 'bench'],
 };

@@ -29,6 +29,8 @@ export interface NodeReport {
   readonly startMs: number;
   /** From the node process's start to its end, ms. */
   readonly wallMs: number;
+  /** Where the node's TCP server listened, host:port (absent on a one-node job). */
+  readonly address?: string;
   /** Absent on a one-node job. */
   readonly tcp?: TcpCounters;
   /** Absent when no rank of the node offloaded a call. */
@@ -53,12 +55,33 @@ export interface JobReport {
   readonly connectionSetupUs: number;
   readonly tcp: { readonly framesSent: number; readonly bytesSent: number; readonly rejected: number };
   readonly engine: EngineCounters;
+  /** How the node processes were started and where (absent for a job on this machine only). */
+  readonly launch?: LaunchReport;
   /** Each node's figures, by node index. */
   readonly nodes: readonly NodeReport[];
 }
 
+/** Where a job's nodes ran and how they were started (`--hosts`, `--hostfile`, `--launch-agent`). */
+export interface LaunchReport {
+  /** The command that started remote nodes (ssh or the launch agent); local nodes start directly. */
+  readonly agent: string;
+  readonly hosts: readonly { readonly host: string; readonly node: number; readonly ranks: readonly [number, number]; readonly remote: boolean }[];
+  /** From launch to each node's control connection, ms, by node. */
+  readonly connectMs: readonly number[];
+  /** Control connections refused for a wrong secret or a malformed handshake. */
+  readonly controlRejected: number;
+}
+
 /** The job-level document from the nodes' reports (any order; missing nodes allowed). */
-export function combineReports(o: { ranks: number; nodeCount: number; exitCode: number; initMs: number; wallMs: number; reports: readonly NodeReport[] }): JobReport {
+export function combineReports(o: {
+  ranks: number;
+  nodeCount: number;
+  exitCode: number;
+  initMs: number;
+  wallMs: number;
+  reports: readonly NodeReport[];
+  launch?: LaunchReport;
+}): JobReport {
   const reports = [...o.reports].sort((a, b) => a.node - b.node);
   const pairs = new Set<string>();
   for (const r of reports) for (const p of r.tcp?.peers ?? []) pairs.add(r.node < p ? `${r.node}-${p}` : `${p}-${r.node}`);
@@ -80,6 +103,7 @@ export function combineReports(o: { ranks: number; nodeCount: number; exitCode: 
       framesSent: sum((r) => r.engine?.framesSent ?? 0),
       framesDropped: sum((r) => r.engine?.framesDropped ?? 0),
     },
+    ...(o.launch ? { launch: o.launch } : {}),
     nodes: reports,
   };
 }

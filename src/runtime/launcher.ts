@@ -22,6 +22,19 @@ import { combineReports, type JobReport, type NodeReport } from './job-report.js
 import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
+import { ControlServer, ipcChildLink, type ControlLink } from '../launch/control.js';
+import { controlAddresses, isLocalHost, mapRanks, type HostSlots } from '../launch/hosts.js';
+import { shellQuote } from '../launch/shell.js';
+
+export const DEFAULT_LAUNCH_AGENT = 'ssh -x -o BatchMode=yes';
+const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
+/** Lines of a node's output kept to explain why it did not start. */
+const TAIL_LINES = 6;
+/** How long after a node's (or its agent's) exit its output pipes may stay open. */
+const STDIO_GRACE_MS = 2000;
+
+/** Messages of a node process to the launcher (node-main.ts). */
+type NodeMessage = { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; address?: PeerAddress; report?: NodeReport };
 
 /** How long a node's network failure is held back in case it is the echo of another node dying. */
 const NETWORK_ECHO_MS = 750;
@@ -54,6 +67,22 @@ export interface LaunchOptions {
   nodeArgs?: readonly string[];
   /** Run an offload engine thread in every node (default true; COLL_ENGINE=0 disables). */
   engine?: boolean;
+  /**
+   * Hosts to run on (`--hosts a:4,b:4`, `--hostfile`): one node process per host that
+   * gets ranks, by-slot mapping (hosts.ts). Nodes on this machine start directly, the
+   * others through `launchAgent`. Excludes `nodes`.
+   */
+  hosts?: readonly HostSlots[];
+  /** Place more ranks than the hosts have slots (default false: an error). */
+  oversubscribe?: boolean;
+  /**
+   * Command that starts a node on another host, called as ssh is: `AGENT HOST COMMAND
+   * ARGS…` with the words of the remote command shell-quoted (default COLL_LAUNCH_AGENT,
+   * else `ssh -x -o BatchMode=yes`).
+   */
+  launchAgent?: string;
+  /** How long every node may take to start and connect back (ms, default 60000). */
+  startupTimeoutMs?: number;
 }
 
 export interface LaunchResult {
@@ -99,7 +128,9 @@ function resolveTsx(): { process: string; worker: string } {
 
 export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   checkIntRange('ranks', o.ranks, 1, 4096);
-  const nodes = o.nodes ?? 1;
+  if (o.hosts !== undefined && o.nodes !== undefined) throw new ArgumentError('give either nodes or hosts, not both', 'with hosts, each host runs one node process');
+  const placed = o.hosts ? mapRanks(o.hosts, o.ranks, o.oversubscribe ?? false) : undefined;
+  const nodes = placed ? placed.length : (o.nodes ?? 1);
   checkIntRange('nodes', nodes, 1, o.ranks);
   const program = resolvePath(o.program);
   if (!PROGRAM_EXT.test(program)) throw new ArgumentError(`program '${o.program}' is not a .js/.mjs/.ts/.mts file`);
@@ -109,14 +140,17 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   checkIntRange('arena size (MiB)', arenaMb, 1, 1 << 16);
   const selfTs = import.meta.url.endsWith('.ts');
   const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader(program) : undefined;
+  const remote = placed ? placed.map((p) => !isLocalHost(p.host)) : [];
+  const firstRank = placed ? placed.reduce((a, p) => [...a, a[a.length - 1] + p.ranks], [0]) : blockPlacement(o.ranks, nodes);
   const job: JobSpec = {
     jobId: randomBytes(6).toString('hex'),
     size: o.ranks,
     nodeCount: nodes,
-    firstRank: blockPlacement(o.ranks, nodes),
+    firstRank,
     program,
     args: [...(o.args ?? [])],
-    bindHost: o.bindHost ?? '127.0.0.1',
+    // A job across hosts binds each node to the address its control connection left from.
+    bindHost: o.bindHost ?? (placed && remote.some(Boolean) ? 'auto' : '127.0.0.1'),
     arenaBytes: arenaMb * 1024 * 1024,
     ringBytes: DEFAULT_RING_BYTES,
     debug: o.debug ?? false,
@@ -131,6 +165,10 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   };
   const secret = randomBytes(32).toString('hex');
   const nodeMain = fileURLToPath(new URL(`./node-main.${selfTs ? 'ts' : 'js'}`, import.meta.url));
+  const nodeArgs = o.nodeArgs ?? (process.env.COLL_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeEnv = { ...process.env, ...o.env, ...(o.debug ? { COLL_DEBUG: '1' } : {}) };
+  const agent = o.launchAgent ?? (vars.COLL_LAUNCH_AGENT || DEFAULT_LAUNCH_AGENT);
+  const startupTimeoutMs = o.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
   const out: string[] = [];
   const err: string[] = [];
   const emit = (stream: 'stdout' | 'stderr', line: string): void => {
@@ -144,10 +182,16 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   let initMs = 0;
   const nodeReports: NodeReport[] = [];
   const children: ChildProcess[] = [];
+  const links: (ControlLink<NodeMessage, object> | undefined)[] = new Array<ControlLink<NodeMessage, object> | undefined>(nodes).fill(undefined);
+  const connectMs = new Array<number>(nodes).fill(-1);
+  const tails: string[][] = Array.from({ length: nodes }, () => []);
   let failure: { rank: number; reason: string; exitCode?: number } | undefined;
   let timedOut = false;
+  let server: ControlServer | undefined;
   const killAll = (): void => {
+    for (const l of links) l?.close();
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    server?.close();
   };
   // A network failure on a healthy node is usually the echo of another node dying:
   // hold it briefly, and report the dead node instead if its process ends meanwhile.
@@ -169,57 +213,123 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     killAll();
   };
   process.once('exit', killAll);
+  /** "node 1 (ranks 4–7)" or "host b (node 1, ranks 4–7)". */
+  const describe = (n: number): string => {
+    const from = job.firstRank[n];
+    const to = job.firstRank[n + 1] - 1;
+    const ranks = from === to ? `rank ${from}` : `ranks ${from}–${to}`;
+    return placed ? `host ${placed[n].host} (node ${n}, ${ranks})` : `node ${n} (${ranks})`;
+  };
 
   const addresses: (PeerAddress | undefined)[] = new Array<PeerAddress | undefined>(nodes).fill(undefined);
   let listening = 0;
-  const exits: Promise<void>[] = [];
-  for (let n = 0; n < nodes; n++) {
-    const nodeArgs = o.nodeArgs ?? (process.env.COLL_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, ...(loader ? ['--import', loader.process] : []), nodeMain], {
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: { ...process.env, ...o.env, ...(o.debug ? { COLL_DEBUG: '1' } : {}) },
-    });
-    children.push(child);
-    // A node that cannot start is a failure; a message to a node whose IPC channel is
-    // closing (it is exiting) is not (its 'close' tells whether it ended well).
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EPIPE' && e.code !== 'ERR_IPC_CHANNEL_CLOSED') onFailure(-1, `node ${n} could not be started or reached: ${e.message}`);
-    });
-    lines(child.stdout, (l) => emit('stdout', l));
-    lines(child.stderr, (l) => emit('stderr', l));
-    let done = false;
-    child.on('message', (m: { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; address?: PeerAddress; report?: NodeReport }) => {
+  const done = new Array<boolean>(nodes).fill(false);
+  const attach = (n: number, link: ControlLink<NodeMessage, object>): void => {
+    links[n] = link;
+    connectMs[n] = Math.round((performance.now() - t0) * 10) / 10;
+    link.onMessage((m) => {
       if (m.type === 'listening' && m.address) {
         addresses[n] = m.address;
-        if (++listening === nodes) for (const c of children) post(c, { type: 'peers', addresses });
+        if (++listening === nodes) for (const l of links) l?.send({ type: 'peers', addresses });
       } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason', m.network === true, m.exitCode);
       else if (m.type === 'exited') {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
-        for (const c of children) if (c !== child) post(c, { type: 'exited', rank: m.rank });
-      }
-      else if (m.type === 'started') {
+        links.forEach((l, i) => i !== n && l?.send({ type: 'exited', rank: m.rank }));
+      } else if (m.type === 'started') {
         if (++started === nodes) initMs = performance.now() - t0;
       } else if (m.type === 'done') {
-        done = true;
+        done[n] = true;
         if (m.report) nodeReports.push(m.report);
       }
     });
-    const spec: NodeSpec = { ...job, node: n, secret };
-    post(child, { type: 'start', spec });
+    const spec: NodeSpec = { ...job, node: n, secret: placed ? '' : secret };
+    link.send({ type: 'start', spec });
+  };
+
+  let controlTargets: string[] = [];
+  if (placed) {
+    server = new ControlServer({
+      jobId: job.jobId,
+      secret,
+      onNode: (n, link) => {
+        if (n >= nodes || failure) return link.close();
+        attach(n, link as ControlLink<NodeMessage, object>);
+      },
+    });
+    const port = await server.listen(remote.some(Boolean) ? '0.0.0.0' : '127.0.0.1');
+    const hostsAll = remote.some(Boolean) ? controlAddresses(false) : ['127.0.0.1'];
+    controlTargets = hostsAll.map((h) => `${h}:${port}`);
+  }
+
+  const exits: Promise<void>[] = [];
+  for (let n = 0; n < nodes; n++) {
+    const nodeCmd = [...nodeArgs, ...(loader ? ['--import', loader.process] : []), nodeMain];
+    const control = ['--control', controlTargets.join(','), '--node', String(n), '--job', job.jobId];
+    let child: ChildProcess;
+    if (!placed) child = spawn(process.execPath, nodeCmd, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: nodeEnv });
+    else if (!remote[n]) child = spawn(process.execPath, [...nodeCmd, ...control], { stdio: ['pipe', 'pipe', 'pipe'], env: nodeEnv });
+    else {
+      // The remote command: the launcher's directory, the job's COLL_* knobs and this
+      // Node.js and package at the same paths (as mpirun assumes the same prefix).
+      const passed = Object.entries(nodeEnv).filter(([k, v]) => v !== undefined && (k.startsWith('COLL_') || k === 'NODE_OPTIONS' || (o.env && k in o.env)));
+      const words = ['cd', process.cwd(), '&&', 'exec', 'env', ...passed.map(([k, v]) => `${k}=${v ?? ''}`), process.execPath, ...nodeCmd, ...control];
+      const [cmd, ...agentArgs] = agent.split(/\s+/).filter(Boolean);
+      child = spawn(cmd, [...agentArgs, placed[n].host, ...words.map((w) => (w === '&&' ? w : shellQuote(w)))], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
+    }
+    children.push(child);
+    if (!placed) attach(n, ipcChildLink<NodeMessage, object>(child));
+    else {
+      // The secret travels on standard input (never on a command line); keeping the pipe
+      // open lets the node notice when the launcher (or its ssh) is gone.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.write(`${secret}\n`);
+    }
+    // A node that cannot start is a failure; a message to a node whose IPC channel is
+    // closing (it is exiting) is not (its 'close' tells whether it ended well).
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE' || e.code === 'ERR_IPC_CHANNEL_CLOSED') return;
+      onFailure(-1, remote[n] ? `${describe(n)}: the launch agent '${agent}' could not be started: ${e.message}` : `node ${n} could not be started or reached: ${e.message}`);
+    });
+    const tail = (l: string): void => {
+      tails[n].push(l);
+      if (tails[n].length > TAIL_LINES) tails[n].shift();
+    };
+    lines(child.stdout, (l) => emit('stdout', l));
+    lines(child.stderr, (l) => (tail(l), emit('stderr', l)));
+    // 'close' waits for the output pipes, which a process the agent left behind (an
+    // orphan of ssh) may hold open: after the agent's exit, give them a moment, then
+    // stop reading.
+    child.on('exit', () => {
+      const t = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, STDIO_GRACE_MS);
+      child.once('close', () => clearTimeout(t));
+    });
     exits.push(
       new Promise<void>((resolve) => {
         child.on('close', (code, signal) => {
-          if (!done && !failure) {
-            const from = job.firstRank[n];
-            const to = job.firstRank[n + 1] - 1;
-            const ranks = from === to ? `rank ${from}` : `ranks ${from}–${to}`;
-            onFailure(-1, `node ${n} (${ranks}) died: ${signal ? `killed by ${signal}` : `exit code ${code}`} before its ranks finished`);
+          if (!done[n] && !failure) {
+            const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+            if (placed && !links[n]) {
+              const said = tails[n].length ? `: ${tails[n].join(' | ')}` : '';
+              const by = remote[n] ? `the launch agent (${agent}) ended with ${how}` : `it ended with ${how}`;
+              onFailure(-1, `${describe(n)} did not start: ${by} before the node connected back${said}`);
+            } else onFailure(-1, `${describe(n)} died: ${how} before its ranks finished`);
           }
           resolve();
         });
       }),
     );
   }
+  const startup = placed
+    ? setTimeout(() => {
+        const missing = links.map((l, n) => (l ? -1 : n)).filter((n) => n >= 0);
+        if (missing.length === 0) return;
+        const said = missing.map((n) => (tails[n].length ? ` [${placed[n].host}: ${tails[n].join(' | ')}]` : '')).join('');
+        onFailure(-1, `${missing.map(describe).join(', ')} did not connect back within ${startupTimeoutMs / 1000} s (host unreachable or slow to start?)${said}`);
+      }, startupTimeoutMs)
+    : undefined;
   const timer =
     o.jobTimeoutMs !== undefined
       ? setTimeout(() => {
@@ -229,6 +339,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       : undefined;
   await Promise.all(exits);
   if (timer) clearTimeout(timer);
+  if (startup) clearTimeout(startup);
+  server?.close();
   process.off('exit', killAll);
   const exitCode = timedOut ? 124 : failure ? (failure.exitCode ?? 1) : 0;
   return {
@@ -237,13 +349,25 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     stderr: err.length ? `${err.join('\n')}\n` : '',
     ...(failure ? { failure } : {}),
     pids: children.map((c) => c.pid ?? -1),
-    report: combineReports({ ranks: o.ranks, nodeCount: nodes, exitCode, initMs, wallMs: performance.now() - t0, reports: nodeReports }),
+    report: combineReports({
+      ranks: o.ranks,
+      nodeCount: nodes,
+      exitCode,
+      initMs,
+      wallMs: performance.now() - t0,
+      reports: nodeReports,
+      ...(placed
+        ? {
+            launch: {
+              agent,
+              hosts: placed.map((p, n) => ({ host: p.host, node: n, ranks: [job.firstRank[n], job.firstRank[n + 1] - 1] as const, remote: remote[n] })),
+              connectMs,
+              controlRejected: server?.rejected ?? 0,
+            },
+          }
+        : {}),
+    }),
   };
-}
-
-/** Send an IPC message to a node process if its channel is open; a send that races its exit is dropped. */
-function post(c: ChildProcess, m: object): void {
-  if (c.connected) c.send(m, (e) => void e);
 }
 
 function lines(stream: NodeJS.ReadableStream | null, onLine: (l: string) => void): void {

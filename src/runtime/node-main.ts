@@ -5,7 +5,8 @@
  * when a rank first offloads, the node's offload engine thread), and
  * forwards each rank's output line by line with a `[rank] ` prefix.
  *
- * Launcher protocol (IPC messages):
+ * Launcher protocol (messages on the control channel: IPC when the launcher spawned
+ * this process, TCP from another host; see launch/control.ts):
  *   launcher → node  { type: 'start', spec: NodeSpec }
  *   node → launcher  { type: 'listening', address }          (multi-node jobs)
  *   launcher → node  { type: 'peers', addresses }
@@ -26,29 +27,86 @@ import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } fro
 import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
+import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
 
 type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] } | { type: 'exited'; rank: number };
 
+const { link, localAddress, secret } = await openControl();
+
 function send(msg: object, then?: () => void): void {
-  if (process.connected && process.send) process.send(msg, undefined, {}, () => then?.());
-  else then?.();
+  link.send(msg, then);
 }
+
+/** Messages that arrived before anyone waited for them (the TCP link delivers in one go). */
+const inbox: LauncherMessage[] = [];
+const waiters: ((m: LauncherMessage) => boolean)[] = [];
+/** Ranks of other nodes that returned, relayed by the launcher (handled once the exit board exists). */
+const exits: { handle?: (rank: number) => void } = {};
+const earlyExits: number[] = [];
+link.onMessage((m) => {
+  if (m.type === 'exited') return exits.handle ? exits.handle(m.rank) : void earlyExits.push(m.rank);
+  const i = waiters.findIndex((w) => w(m));
+  if (i >= 0) waiters.splice(i, 1);
+  else inbox.push(m);
+});
 
 function waitMessage<T extends LauncherMessage['type']>(type: T): Promise<Extract<LauncherMessage, { type: T }>> {
   return new Promise((resolve) => {
-    const on = (m: LauncherMessage): void => {
-      if (m.type === type) {
-        process.off('message', on);
-        resolve(m as Extract<LauncherMessage, { type: T }>);
-      }
-    };
-    process.on('message', on);
+    const i = inbox.findIndex((m) => m.type === type);
+    if (i >= 0) return resolve(inbox.splice(i, 1)[0] as Extract<LauncherMessage, { type: T }>);
+    waiters.push((m) => m.type === type && (resolve(m as Extract<LauncherMessage, { type: T }>), true));
   });
 }
 
-process.on('disconnect', () => process.exit(1));
+// The launcher is gone: exit at once, taking the rank threads along (no orphans).
+link.onClose(() => process.exit(1));
 
-const { spec } = await waitMessage('start');
+/**
+ * The control channel: IPC when the launcher spawned this process on its machine;
+ * TCP when it was started on another host (`node-main --control HOST:PORT,… --node N
+ * --job ID`, the job secret as the first line of standard input, whose end — the
+ * launcher or its ssh gone — also ends the node).
+ */
+async function openControl(): Promise<{ link: ControlLink<LauncherMessage, object>; localAddress?: string; secret?: string }> {
+  if (process.send) return { link: ipcNodeLink<LauncherMessage, object>() };
+  const arg = (name: string): string => {
+    const i = process.argv.indexOf(`--${name}`);
+    const v = i >= 0 ? process.argv[i + 1] : undefined;
+    if (v === undefined) throw new Error(`node-main: --${name} is missing (it is started by coll run, not by hand)`);
+    return v;
+  };
+  const key = await firstLine(process.stdin);
+  process.stdin.on('end', () => process.exit(1));
+  process.stdin.resume();
+  const c = await connectControl(arg('control').split(','), arg('job'), Number(arg('node')), key);
+  return { link: c.link as ControlLink<LauncherMessage, object>, localAddress: c.localAddress, secret: key };
+}
+
+function firstLine(input: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString('utf8');
+      const i = text.indexOf('\n');
+      if (i >= 0) {
+        input.off('data', onData);
+        input.pause();
+        resolve(text.slice(0, i).trim());
+      }
+    };
+    input.on('data', onData);
+    input.once('end', () => reject(new Error('node-main: standard input ended before the job secret')));
+  });
+}
+
+const start = await waitMessage('start');
+// Over TCP the secret is not in the start message (it came on standard input), and
+// 'auto' binds the node's TCP server to the address its control connection left from.
+const spec: NodeSpec = {
+  ...start.spec,
+  secret: secret ?? start.spec.secret,
+  bindHost: start.spec.bindHost === 'auto' ? (localAddress ?? '127.0.0.1') : start.spec.bindHost,
+};
 const node = spec.node;
 const first = spec.firstRank[node];
 const localSize = spec.firstRank[node + 1] - first;
@@ -62,9 +120,8 @@ function rankExited(rank: number): void {
   const i32 = new Int32Array(control);
   for (let e = 0; e < nl.layout.endpoints; e++) notifyIfSleeping(i32, nl.layout, e);
 }
-process.on('message', (m: LauncherMessage) => {
-  if (m.type === 'exited') rankExited(m.rank);
-});
+exits.handle = rankExited;
+for (const r of earlyExits.splice(0)) rankExited(r);
 const memory = arenaMemory(spec.arenaBytes);
 const arena = memory.buffer as SharedArrayBuffer;
 let worldShmOffset = -1;
@@ -131,6 +188,7 @@ function injectedReset(me: number): number | undefined {
 }
 
 let proxy: NodeProxy | undefined;
+let listenedOn: string | undefined;
 let device: TcpDevice | undefined;
 if (spec.nodeCount > 1) {
   const { nodeOf, localIndexOf } = placement(spec, node);
@@ -142,6 +200,7 @@ if (spec.nodeCount > 1) {
     resetAfterFrames: injectedReset(node),
   });
   const address = await device.listen();
+  listenedOn = `${address.host}:${address.port}`;
   send({ type: 'listening', address });
   const { addresses } = await waitMessage('peers');
   device.setPeers(addresses);
@@ -266,6 +325,7 @@ function nodeReport(): NodeReport {
     ranks: [first, first + localSize - 1],
     startMs: Math.round(startMs * 10) / 10,
     wallMs: Math.round(performance.now() * 10) / 10,
+    ...(listenedOn !== undefined ? { address: listenedOn } : {}),
     ...(device ? { tcp: device.counters() } : {}),
     ...(w ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
   };

@@ -14,42 +14,12 @@
  * Node processes are found through a marker in their environment (/proc/PID/environ).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runJob } from './job.js';
+import { leftBehind, marker, processesWith } from '../helpers/processes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A fresh marker for a job's environment. */
-function marker(): string {
-  return `fault-${process.pid}-${Date.now()}-${Math.floor(Math.random() * 1e9)}`;
-}
-
-/** Processes (other than this one) whose environment carries COLL_FAULT_MARKER=m. */
-function processesWith(m: string): number[] {
-  const needle = `COLL_FAULT_MARKER=${m}`;
-  const found: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(needle)) found.push(Number(d));
-    } catch {
-      // gone meanwhile, or not ours
-    }
-  }
-  return found;
-}
-
-/** Wait until no process carries the marker; returns those still there after `ms`. */
-async function leftBehind(m: string, ms = 10_000): Promise<number[]> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const p = processesWith(m);
-    if (p.length === 0 || Date.now() > until) return p;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('ranks that return early', () => {
   for (const [how, ranks, nodes] of [

@@ -1,5 +1,6 @@
 /** `coll run -n <ranks> [--nodes K] <program> [args]`: start a job on this machine. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseHostfile, parseHostList } from '../../launch/hosts.js';
 import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
@@ -14,11 +15,21 @@ const OPTIONS: OptionSpec[] = [
   { name: 'timeout', type: 'number', description: 'kill the whole job after this many seconds (exit code 124; default: no job limit)' },
   { name: 'warn-after', type: 'number', description: "seconds after which a waiting rank prints one 'still waiting' warning naming the call and the missing ranks (default 30; 0 = never)" },
   { name: 'arena-mb', type: 'number', description: 'shared arena per node for comm.alloc and zero-copy (MiB, default 256)' },
-  { name: 'bind', type: 'string', description: 'address the nodes listen on (default 127.0.0.1)' },
+  { name: 'bind', type: 'string', description: "address the nodes listen on (default 127.0.0.1; across hosts 'auto': the address each node reaches the launcher from)" },
+  { name: 'hosts', alias: 'H', type: 'string', description: 'run on these hosts, with slots: a:4,b:4 (one node process per host, ranks filled slot by slot; like mpirun --host)' },
+  { name: 'hostfile', type: 'string', description: "read the hosts from FILE (Open MPI syntax: 'host slots=K' per line, # comments)" },
+  { name: 'oversubscribe', type: 'boolean', description: 'allow more ranks than the hosts have slots' },
+  { name: 'launch-agent', type: 'string', description: "command that starts nodes on other hosts, called as ssh is: CMD HOST COMMAND ARGS... (default COLL_LAUNCH_AGENT or 'ssh -x -o BatchMode=yes')" },
+  { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K] [--debug] [--timeout S] [--report FILE|-] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F] [--debug] [--timeout S] [--report FILE|-] <program.(js|ts)> [program args...]';
+
+function readHostfile(file: string): string {
+  if (!existsSync(file)) throw new ArgumentError(`hostfile '${file}' does not exist`);
+  return readFileSync(file, 'utf8');
+}
 
 export const runCommand: Command = {
   name: 'run',
@@ -37,9 +48,20 @@ export const runCommand: Command = {
     if (timeout !== undefined && !(timeout > 0)) throw new ArgumentError(`--timeout must be a positive number of seconds, got ${timeout}`);
     const warnAfter = opt<number>(args, 'warn-after');
     if (warnAfter !== undefined && !(warnAfter >= 0)) throw new ArgumentError(`--warn-after must be a non-negative number of seconds, got ${warnAfter}`);
+    const hostList = opt<string>(args, 'hosts');
+    const hostfile = opt<string>(args, 'hostfile');
+    if (hostList !== undefined && hostfile !== undefined) throw new ArgumentError('give --hosts or --hostfile, not both');
+    const hosts = hostList !== undefined ? parseHostList(hostList) : hostfile !== undefined ? parseHostfile(readHostfile(hostfile), hostfile) : undefined;
+    if (hosts && opt<number>(args, 'nodes') !== undefined) throw new ArgumentError('--nodes does not go with --hosts/--hostfile', 'each host runs one node process with its ranks as threads');
+    const startup = opt<number>(args, 'startup-timeout');
+    if (startup !== undefined && !(startup > 0)) throw new ArgumentError(`--startup-timeout must be a positive number of seconds, got ${startup}`);
     const r = await launch({
       ranks,
       nodes: opt<number>(args, 'nodes'),
+      hosts,
+      oversubscribe: opt<boolean>(args, 'oversubscribe'),
+      launchAgent: opt<string>(args, 'launch-agent'),
+      startupTimeoutMs: startup !== undefined ? startup * 1000 : undefined,
       program,
       args: args.rest,
       stdio: 'inherit',
