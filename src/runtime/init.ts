@@ -1,8 +1,10 @@
 /**
  * init(): the entry point of a rank program. Inside a job started by `coll run` /
  * launch() it connects the rank thread to its node's shared memory and returns the
- * world communicator; in a program started with plain `node` it returns a one-rank
- * world (an MPI singleton). Calling it again returns the same communicator.
+ * world communicator; in a process started by a cluster launcher (mpirun, mpiexec,
+ * srun: task.ts) it joins the launcher's job through its key-value store; in a program
+ * started with plain `node` it returns a one-rank world (an MPI singleton). Calling it
+ * again returns the same communicator.
  *
  * Defaults for the world (and communicators split from it): debug mode from
  * init({ debug }) or COLL_DEBUG=1 (or `coll run --debug`), collective timeout from
@@ -15,6 +17,7 @@ import { ArgumentError } from '../core/errors.js';
 import { checkTimeout, Communicator, EXECUTION_MODES, type ExecutionMode } from './communicator.js';
 import { launchedSpec, SHM_BLOCK_LIMIT, worldShmSlotBytes } from '../exec/config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
+import { taskSpec } from './task.js';
 
 export interface InitOptions {
   /** Check that every collective call agrees across ranks (MismatchError instead of a hang). */
@@ -65,7 +68,7 @@ export function init(o: InitOptions = {}): Communicator {
   const holder = globalThis as Holder;
   const existing = holder[WORLD];
   if (existing) return existing;
-  const spec = launchedSpec() ?? singletonSpec({});
+  const spec = launchedSpec() ?? taskSpec() ?? singletonSpec({});
   const rt = new RankRuntime(spec);
   const job = spec.job;
   if (o.timeoutMs !== undefined) checkTimeout(o.timeoutMs, 'init({ timeoutMs })');

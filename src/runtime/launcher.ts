@@ -13,10 +13,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, resolve as resolvePath } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tsxLoader } from './tsx-loader.js';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { combineReports, type JobReport, type NodeReport } from './job-report.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
@@ -99,32 +99,6 @@ export interface LaunchResult {
 }
 
 const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
-
-/**
- * tsx, to run TypeScript: `--import` for node processes, its register() API for rank
- * threads. An optional peer dependency: JavaScript programs run from dist/ need no loader.
- */
-function tsxLoader(program: string): { process: string; worker: string } {
-  try {
-    return resolveTsx();
-  } catch {
-    throw new ArgumentError(
-      `program '${program}' is TypeScript, and running TypeScript needs tsx, which is not installed`,
-      'npm install tsx (next to collectives), or compile the program to JavaScript',
-    );
-  }
-}
-
-function resolveTsx(): { process: string; worker: string } {
-  const meta = import.meta as ImportMeta & { resolve?: (s: string) => string };
-  if (typeof meta.resolve === 'function') return { process: meta.resolve('tsx'), worker: meta.resolve('tsx/esm/api') };
-  // Hosts without import.meta.resolve (vitest): read tsx's export map.
-  const pkgPath = createRequire(import.meta.url).resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8')) as { exports: Record<string, string | { import: { default: string } }> };
-  const at = (p: string): string => pathToFileURL(resolvePath(dirname(pkgPath), p)).href;
-  const api = pkg.exports['./esm/api'];
-  return { process: at(pkg.exports['.'] as string), worker: at(typeof api === 'string' ? api : api.import.default) };
-}
 
 export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   checkIntRange('ranks', o.ranks, 1, 4096);

@@ -12,10 +12,15 @@
  *   launcher → node  { type: 'peers', addresses }
  *   node → launcher  { type: 'failed', rank, reason }        (first rank failure)
  *   node → launcher  { type: 'done' }                        (every rank returned)
- * If the launcher goes away (IPC disconnect) the node exits at once, taking its rank
- * threads with it: no orphans.
+ * If the launcher goes away (IPC disconnect, or the TCP control connection or standard
+ * input closing) the node exits at once, taking its rank threads with it: no orphans.
+ *
+ * Under a cluster launcher (mpirun, mpiexec, srun) there is no `coll run`: the protocol
+ * is served by the launcher's key-value store (task-control.ts). This module then runs
+ * either as the main module of `coll node -r K` (a task with K rank threads), or as the
+ * node agent thread of a task whose main thread is its only rank (task.ts).
  */
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { parentPort, Worker, workerData, type WorkerOptions } from 'node:worker_threads';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
 import { ABORT_KEY, WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
@@ -28,10 +33,16 @@ import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
+import { signalReady, TASK_KEY, TASK_NODE, type TaskData } from './task.js';
+import { openTaskControl } from './task-control.js';
 
 type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] } | { type: 'exited'; rank: number };
 
-const { link, localAddress, secret } = await openControl();
+/** Set when a cluster launcher started the job: this is the node agent thread of a task (task.ts). */
+const task = (workerData as Record<string, TaskData | undefined> | null)?.[TASK_KEY];
+/** Set by `coll node`: this process is one task of a cluster launcher, with rank threads. */
+const taskNode = (globalThis as Record<symbol, Pick<TaskData, 'launch' | 'spec'> | undefined>)[TASK_NODE];
+const { link, localAddress, secret } = task ? await openTask(task) : taskNode ? await openTask(taskNode) : await openControl();
 
 function send(msg: object, then?: () => void): void {
   link.send(msg, then);
@@ -82,6 +93,24 @@ async function openControl(): Promise<{ link: ControlLink<LauncherMessage, objec
   return { link: c.link as ControlLink<LauncherMessage, object>, localAddress: c.localAddress, secret: key };
 }
 
+/** A task's agent: the launcher protocol served by the launcher's key-value store. */
+async function openTask(t: Pick<TaskData, 'launch' | 'spec'> & { ready?: SharedArrayBuffer }): Promise<{ link: ControlLink<LauncherMessage, object>; localAddress?: string; secret?: string }> {
+  const failed = (e: unknown): void => {
+    if (t.ready) signalReady(t.ready, (e as Error).message ?? String(e));
+    else {
+      process.stderr.write(`coll: node ${t.spec.node} could not join the ${t.launch.launcher} job: ${(e as Error).message ?? String(e)}\n`);
+      process.exit(1);
+    }
+  };
+  try {
+    const c = await openTaskControl<LauncherMessage, { type: string }>(t, () => undefined, failed);
+    return { link: c.link as ControlLink<LauncherMessage, object>, localAddress: c.localAddress, secret: c.secret };
+  } catch (e) {
+    failed(e);
+    throw e;
+  }
+}
+
 function firstLine(input: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
@@ -112,7 +141,7 @@ const first = spec.firstRank[node];
 const localSize = spec.firstRank[node + 1] - first;
 const nl = nodeLayout({ localSize, engine: spec.engine, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS, jobSize: spec.size });
 const layout = nl.layout;
-const control = new SharedArrayBuffer(nl.controlBytes);
+const control = task ? task.control : new SharedArrayBuffer(nl.controlBytes);
 const exitBoard = new ExitBoard(new Int32Array(control), nl.exitBoard);
 /** Mark a returned rank (of this node, or relayed by the launcher) and wake every endpoint to look. */
 function rankExited(rank: number): void {
@@ -122,7 +151,7 @@ function rankExited(rank: number): void {
 }
 exits.handle = rankExited;
 for (const r of earlyExits.splice(0)) rankExited(r);
-const memory = arenaMemory(spec.arenaBytes);
+const memory = task ? task.memory : arenaMemory(spec.arenaBytes);
 const arena = memory.buffer as SharedArrayBuffer;
 let worldShmOffset = -1;
 let arenaReserved = 0;
@@ -143,8 +172,9 @@ function fail(rank: number, reason: string, network = false, exitCode?: number):
   failed = true;
   signalAbort(control, layout, rank, reason);
   send({ type: 'failed', rank, reason, network, exitCode });
-  // The launcher kills every node; exit on our own if it does not.
-  setTimeout(() => process.exit(1), 3000).unref();
+  // The launcher kills every node; exit on our own if it does not (at once under a
+  // cluster launcher, which ends the job when a task exits non-zero).
+  setTimeout(() => process.exit(1), taskNode ? 300 : 3000).unref();
 }
 
 /** How long a failed connection waits for the launcher's word that the peer's ranks have all returned. */
@@ -199,7 +229,10 @@ if (spec.nodeCount > 1) {
     onError: (e, lost) => connectionFailed(e, lost),
     resetAfterFrames: injectedReset(node),
   });
-  const address = await device.listen();
+  const address = await device.listen().catch((e: Error) => {
+    if (task) signalReady(task.ready, `cannot listen on ${spec.bindHost}: ${e.message} (set COLL_BIND to an address of this host)`);
+    throw e;
+  });
   listenedOn = `${address.host}:${address.port}`;
   send({ type: 'listening', address });
   const { addresses } = await waitMessage('peers');
@@ -207,6 +240,8 @@ if (spec.nodeCount > 1) {
   proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: device, spinMs: spec.proxySpinMs, onError: (e) => fail(first, e.message) });
   proxy.start();
 }
+// A task's rank (the process's main thread) waits for this before init() returns.
+if (task) signalReady(task.ready);
 
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const workerUrl = new URL(`./worker-main.${ext}`, import.meta.url);
@@ -245,7 +280,10 @@ if (spec.engine) {
 
 const finished: Promise<void>[] = [];
 const online: Promise<void>[] = [];
-for (let l = 0; l < localSize; l++) {
+// A task's only rank is the process's main thread: it has returned when its event loop
+// emptied and task.ts asks the agent to finish.
+if (task) finished.push(new Promise<void>((resolve) => parentPort?.on('message', (m: { type?: string }) => m.type === 'finish' && resolve())));
+for (let l = 0; l < (task ? 0 : localSize); l++) {
   const rank = first + l;
   const rankSpec: RankSpec = {
     job: spec,

@@ -1,0 +1,100 @@
+/**
+ * A PMI-1 client over the wire protocol (newline-terminated `cmd=… key=value` lines on
+ * the socket the launcher passes as PMI_FD), as MPICH's hydra (`mpiexec`) and Slurm's
+ * pmi2 plugin (`srun --mpi=pmi2`) serve it. The job's store is one key space (kvsname);
+ * records are keyed `<key>-<rank>` so that `get(rank, key)` can address a process.
+ */
+import net from 'node:net';
+import { TransportError } from '../core/errors.js';
+import type { Kvs } from './kvs.js';
+
+type Reply = Map<string, string>;
+
+export class Pmi1Kvs implements Kvs {
+  readonly name = 'PMI-1 (PMI_FD)';
+  private readonly socket: net.Socket;
+  private readonly waiting: { resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
+  private partial = '';
+  private kvsname = '';
+  private vallenMax = 1024;
+
+  private constructor(fd: number, private readonly rank: number) {
+    this.socket = new net.Socket({ fd, readable: true, writable: true });
+    this.socket.on('data', (d: Buffer) => {
+      const parts = (this.partial + d.toString('utf8')).split('\n');
+      this.partial = parts.pop() ?? '';
+      for (const line of parts) if (line.trim() !== '') this.waiting.shift()?.resolve(parse(line));
+    });
+    const broken = (why: string): void => {
+      for (const w of this.waiting.splice(0)) w.reject(new TransportError(`the PMI server closed the connection (${why})`));
+    };
+    this.socket.on('error', (e) => broken(e.message));
+    this.socket.on('close', () => broken('closed'));
+  }
+
+  /** Connect on PMI_FD and initialise (PMI_Init, get_maxes, get_my_kvsname). */
+  static async open(fd: number, rank: number): Promise<Pmi1Kvs> {
+    const k = new Pmi1Kvs(fd, rank);
+    const init = await k.command('cmd=init pmi_version=1 pmi_subversion=1', 'response_to_init');
+    if (init.get('rc') !== '0') throw new TransportError(`the PMI server refused PMI-1 (rc=${init.get('rc') ?? '?'})`);
+    const maxes = await k.command('cmd=get_maxes', 'maxes');
+    k.vallenMax = Number(maxes.get('vallen_max') ?? 1024);
+    k.kvsname = (await k.command('cmd=get_my_kvsname', 'my_kvsname')).get('kvsname') ?? '';
+    if (!k.kvsname) throw new TransportError('the PMI server sent no kvsname');
+    return k;
+  }
+
+  private command(line: string, expect: string): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.socket.write(`${line}\n`);
+    }).then((r) => {
+      if (r.get('cmd') !== expect) throw new TransportError(`PMI: expected '${expect}' after '${line.split(' ')[0]}', got '${r.get('cmd') ?? ''}'`);
+      return r;
+    });
+  }
+
+  async put(key: string, value: string): Promise<void> {
+    checkWord('key', key);
+    checkWord('value', value);
+    if (value.length > this.vallenMax) throw new TransportError(`PMI: value of ${value.length} characters exceeds the server's ${this.vallenMax}`);
+    const r = await this.command(`cmd=put kvsname=${this.kvsname} key=${key}-${this.rank} value=${value}`, 'put_result');
+    if (r.get('rc') !== '0') throw new TransportError(`PMI put ${key} failed: ${r.get('msg') ?? r.get('rc') ?? '?'}`);
+  }
+
+  async fence(): Promise<void> {
+    await this.command('cmd=barrier_in', 'barrier_out');
+  }
+
+  async get(rank: number, key: string): Promise<string> {
+    const r = await this.command(`cmd=get kvsname=${this.kvsname} key=${key}-${rank}`, 'get_result');
+    if (r.get('rc') !== '0') throw new TransportError(`PMI get ${key} of rank ${rank} failed: ${r.get('msg') ?? r.get('rc') ?? '?'}`);
+    return r.get('value') ?? '';
+  }
+
+  abort(code: number, message: string): Promise<void> {
+    // No reply: the launcher ends the job. The message is printed by the caller.
+    void message;
+    this.socket.write(`cmd=abort exitcode=${code}\n`);
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await this.command('cmd=finalize', 'finalize_ack').catch(() => undefined);
+    this.socket.destroy();
+  }
+}
+
+function parse(line: string): Reply {
+  const out: Reply = new Map();
+  for (const field of line.trim().split(/\s+/)) {
+    const i = field.indexOf('=');
+    if (i > 0) out.set(field.slice(0, i), field.slice(i + 1));
+  }
+  return out;
+}
+
+/** PMI-1 fields are space-separated key=value pairs: no spaces or '=' inside. */
+function checkWord(what: string, w: string): void {
+  if (/[\s=]/.test(w) || w === '') throw new TransportError(`PMI: ${what} '${w}' must be a non-empty word without spaces or '='`);
+}
