@@ -4,6 +4,7 @@
  * pmi2 plugin (`srun --mpi=pmi2`) serve it. The job's store is one key space (kvsname);
  * records are keyed `<key>-<rank>` so that `get(rank, key)` can address a process.
  */
+import { fstatSync } from 'node:fs';
 import net from 'node:net';
 import { TransportError } from '../core/errors.js';
 import type { Kvs } from './kvs.js';
@@ -34,6 +35,18 @@ export class Pmi1Kvs implements Kvs {
 
   /** Connect on PMI_FD and initialise (PMI_Init, get_maxes, get_my_kvsname). */
   static async open(fd: number, rank: number): Promise<Pmi1Kvs> {
+    let socket = false;
+    try {
+      socket = fstatSync(fd).isSocket();
+    } catch {
+      // not open
+    }
+    if (!socket) {
+      throw new TransportError(
+        `PMI_FD ${fd} is not an open socket in this process: something between the launcher and this program closed it (npx and npm exec do)`,
+        'start the program or coll directly: mpiexec -n 2 ./node_modules/.bin/coll node -r 4 prog.js',
+      );
+    }
     const k = new Pmi1Kvs(fd, rank);
     const init = await k.command('cmd=init pmi_version=1 pmi_subversion=1', 'response_to_init');
     if (init.get('rc') !== '0') throw new TransportError(`the PMI server refused PMI-1 (rc=${init.get('rc') ?? '?'})`);

@@ -96,9 +96,11 @@ async function openControl(): Promise<{ link: ControlLink<LauncherMessage, objec
 /** A task's agent: the launcher protocol served by the launcher's key-value store. */
 async function openTask(t: Pick<TaskData, 'launch' | 'spec'> & { ready?: SharedArrayBuffer }): Promise<{ link: ControlLink<LauncherMessage, object>; localAddress?: string; secret?: string }> {
   const failed = (e: unknown): void => {
-    if (t.ready) signalReady(t.ready, (e as Error).message ?? String(e));
+    const err = e as { message?: string; hint?: string };
+    const text = `${err.message ?? String(e)}${err.hint ? ` (${err.hint})` : ''}`;
+    if (t.ready) signalReady(t.ready, text);
     else {
-      process.stderr.write(`coll: node ${t.spec.node} could not join the ${t.launch.launcher} job: ${(e as Error).message ?? String(e)}\n`);
+      process.stderr.write(`coll: node ${t.spec.node} could not join the ${t.launch.launcher} job: ${text}\n`);
       process.exit(1);
     }
   };

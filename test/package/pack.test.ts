@@ -68,6 +68,20 @@ describe('the packed package', () => {
     expect(lines.length, r.out).toBe(4);
   });
 
+  it.skipIf(spawnSync('sh', ['-c', 'command -v mpiexec.mpich']).status !== 0)('runs under mpiexec, one task per rank and with coll node -r 2 (MPICH, PMI-1: no koffi needed)', () => {
+    cpSync(join(root, 'examples', 'allreduce.mjs'), join(app, 'allreduce.mjs'));
+    const perRank = run('mpiexec.mpich', ['-n', '2', process.execPath, 'allreduce.mjs'], app);
+    expect(perRank.code, perRank.err).toBe(0);
+    expect(perRank.out.split('\n').filter((l) => l.includes('sum 3 (expected 3), allgather [0,1]'))).toHaveLength(2);
+    const perNode = run('mpiexec.mpich', ['-n', '2', './node_modules/.bin/coll', 'node', '-r', '2', 'allreduce.mjs'], app);
+    expect(perNode.code, perNode.err).toBe(0);
+    expect(perNode.out.split('\n').filter((l) => l.includes('sum 10 (expected 10), allgather [0,1,2,3]'))).toHaveLength(4);
+    // npx does not pass the PMI socket on: a clear error, not a hang.
+    const npx = run('mpiexec.mpich', ['-n', '2', 'npx', '--no-install', 'coll', 'node', '-r', '2', 'allreduce.mjs'], app);
+    expect(npx.code).not.toBe(0);
+    expect(npx.err).toContain('is not an open socket in this process');
+  });
+
   it('imports as an ES module, and explains itself to require()', () => {
     const imp = run(process.execPath, ['--input-type=module', '-e', "import { init, listAlgorithms } from 'collectives'; console.log(typeof init, listAlgorithms('allreduce').length > 3)"], app);
     expect(imp.code, imp.err).toBe(0);
