@@ -3,6 +3,13 @@
  * the socket the launcher passes as PMI_FD), as MPICH's hydra (`mpiexec`) and Slurm's
  * pmi2 plugin (`srun --mpi=pmi2`) serve it. The job's store is one key space (kvsname);
  * records are keyed `<key>-<rank>` so that `get(rank, key)` can address a process.
+ *
+ * One command at a time: the next line is written only after the reply to the previous
+ * one has arrived. Slurm's server takes each read() of the socket as exactly one command
+ * (src/plugins/mpi/pmi2/pmi1.c, "TODO: read until newline"), so two lines that arrive
+ * together are one garbled command with one reply, and the client waits forever for the
+ * other; it also reads at most 1024 bytes per command (PMIU_MAXLINE of MPICH's simple
+ * PMI), so a longer line is refused here rather than cut there.
  */
 import { fstatSync } from 'node:fs';
 import net from 'node:net';
@@ -11,11 +18,18 @@ import type { Kvs } from './kvs.js';
 
 type Reply = Map<string, string>;
 
+/** The longest command line (with its newline) PMI-1 servers read in one piece. */
+const MAX_LINE = 1024;
+
 export class Pmi1Kvs implements Kvs {
   readonly name = 'PMI-1 (PMI_FD)';
   private readonly socket: net.Socket;
   private readonly waiting: { resolve: (r: Reply) => void; reject: (e: Error) => void }[] = [];
   private partial = '';
+  /** The last command sent or queued: the next one is written when it has settled. */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Why the connection is gone, once it is. */
+  private gone: string | undefined;
   private kvsname = '';
   private vallenMax = 1024;
 
@@ -27,6 +41,7 @@ export class Pmi1Kvs implements Kvs {
       for (const line of parts) if (line.trim() !== '') this.waiting.shift()?.resolve(parse(line));
     });
     const broken = (why: string): void => {
+      this.gone ??= why;
       for (const w of this.waiting.splice(0)) w.reject(new TransportError(`the PMI server closed the connection (${why})`));
     };
     this.socket.on('error', (e) => broken(e.message));
@@ -57,11 +72,22 @@ export class Pmi1Kvs implements Kvs {
     return k;
   }
 
+  /** Send one command once the previous one has been answered; its reply. */
   private command(line: string, expect: string): Promise<Reply> {
-    return new Promise<Reply>((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      this.socket.write(`${line}\n`);
-    }).then((r) => {
+    const bytes = Buffer.byteLength(line) + 1;
+    if (bytes > MAX_LINE) return Promise.reject(new TransportError(`PMI: the command '${line.split(' ')[0]} …' is ${bytes} bytes, over the PMI-1 line limit of ${MAX_LINE}`));
+    const send = (): Promise<Reply> =>
+      new Promise<Reply>((resolve, reject) => {
+        if (this.gone !== undefined) {
+          reject(new TransportError(`the PMI server closed the connection (${this.gone})`));
+          return;
+        }
+        this.waiting.push({ resolve, reject });
+        this.socket.write(`${line}\n`);
+      });
+    const reply = this.tail.then(send, send);
+    this.tail = reply.catch(() => undefined);
+    return reply.then((r) => {
       if (r.get('cmd') !== expect) throw new TransportError(`PMI: expected '${expect}' after '${line.split(' ')[0]}', got '${r.get('cmd') ?? ''}'`);
       return r;
     });
@@ -86,7 +112,8 @@ export class Pmi1Kvs implements Kvs {
   }
 
   abort(code: number, message: string): Promise<void> {
-    // No reply: the launcher ends the job. The message is printed by the caller.
+    // No reply: the launcher ends the job. The message is printed by the caller. Not
+    // queued: it must reach the server even while a command (a fence) waits for its reply.
     void message;
     this.socket.write(`cmd=abort exitcode=${code}\n`);
     return Promise.resolve();
