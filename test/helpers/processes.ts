@@ -3,7 +3,9 @@
  * processes are marked through their environment (COLL_FAULT_MARKER=…), which every
  * process the launcher starts inherits, locally or through a launch agent.
  */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 
 /** A fresh marker for a job's environment. */
 export function marker(prefix = 'fault'): string {
@@ -42,4 +44,23 @@ export function cmdline(pid: number): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Start a job's command and resolve once its output holds `count` lines with 'ready'
+ * (every rank is in); rejects, with its stderr, if it ends first.
+ */
+export async function startUntilReady(cmd: string, args: readonly string[], o: { cwd: string; env?: NodeJS.ProcessEnv }, count: number): Promise<ChildProcessByStdio<null, Readable, Readable>> {
+  const child = spawn(cmd, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => void (err += String(d)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += String(d);
+      if ((out.match(/ready/g) ?? []).length >= count) resolve();
+    });
+    child.once('close', (code) => reject(new Error(`the job ended (exit ${code}) before every rank was ready: ${err}`)));
+  });
+  return child;
 }

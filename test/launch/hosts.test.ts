@@ -6,7 +6,7 @@
  * killing the agent or the launcher leaves it running unless the runtime ends it).
  * Real ssh between network-namespace hosts: netns.test.ts.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,28 +17,14 @@ import { launch } from '../../src/index.js';
 import { ControlServer, connectControl } from '../../src/launch/control.js';
 import { mapRanks, parseHostfile, parseHostList } from '../../src/launch/hosts.js';
 import { shellQuote } from '../../src/launch/shell.js';
-import { cmdline, leftBehind, marker, processesWith } from '../helpers/processes.js';
+import { cmdline, leftBehind, marker, processesWith, startUntilReady } from '../helpers/processes.js';
+import { wheres } from './where.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const agent = fileURLToPath(new URL('./agents/ssh-like.sh', import.meta.url));
 const where = fileURLToPath(new URL('./programs/where.ts', import.meta.url));
 
-interface Where {
-  rank: number;
-  size: number;
-  node: number;
-  nodes: number;
-  nodeOf: number[];
-  ok: boolean;
-}
 
-function wheres(stdout: string): Where[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.includes('WHERE '))
-    .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Where)
-    .sort((a, b) => a.rank - b.rank);
-}
 
 describe('host lists and hostfiles', () => {
   it('reads a:4,b and merges repeated hosts', () => {
@@ -184,21 +170,7 @@ describe('jobs through a launch agent (ssh-like)', () => {
 
   it('the launcher killed: every remote node ends (an ssh-started process would not)', async () => {
     const m = marker();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '4', '--hosts', 'a:2,b:2', '--launch-agent', agent, where, 'spin'], {
-      cwd: root,
-      env: { ...process.env, COLL_FAULT_MARKER: m },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => void (err += String(d)));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += String(d);
-        if ((out.match(/ready/g) ?? []).length === 4) resolve();
-      });
-      child.once('close', (code) => reject(new Error(`the job ended (exit ${code}) before every rank was ready: ${err}`)));
-    });
+    const child = await startUntilReady(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '4', '--hosts', 'a:2,b:2', '--launch-agent', agent, where, 'spin'], { cwd: root, env: { ...process.env, COLL_FAULT_MARKER: m } }, 4);
     const isNode = (p: number): boolean => cmdline(p).startsWith(process.execPath) && cmdline(p).includes('node-main');
     const nodes = processesWith(m).filter(isNode);
     // The ssh-like agents are the nodes' parents; the nodes are not in their process group.

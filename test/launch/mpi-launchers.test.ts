@@ -9,6 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { wheres } from './where.js';
 import { describe, expect, it } from 'vitest';
 import { detectLaunch } from '../../src/launch/external.js';
 
@@ -33,13 +34,6 @@ function run(cmd: string[], env: Record<string, string> = {}, timeout = 120_000)
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
 }
 
-function wheres(out: string): { rank: number; size: number; nodeOf: number[]; ok: boolean }[] {
-  return out
-    .split('\n')
-    .filter((l) => l.includes('WHERE '))
-    .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as { rank: number; size: number; nodeOf: number[]; ok: boolean })
-    .sort((a, b) => a.rank - b.rank);
-}
 
 for (const l of LAUNCHERS) {
   const have = installed(l.bin);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobReport } from '../../src/index.js';
+import { startUntilReady } from '../helpers/processes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const where = fileURLToPath(new URL('./programs/where.ts', import.meta.url));
@@ -93,15 +94,7 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
     spawnSync('ip', ['netns', 'exec', 'coll-h1', 'pkill', '-f', 'sleep 3600']);
 
     // The runtime: kill the launcher mid-job; every node on h1 and h2 ends.
-    const job = spawn('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h1:2,h2:2', where, 'spin'])], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      job.stdout.on('data', (d: Buffer) => {
-        out += String(d);
-        if ((out.match(/ready/g) ?? []).length === 4) resolve();
-      });
-      job.once('close', (code) => reject(new Error(`job ended (exit ${code}) before every rank was ready`)));
-    });
+    const job = await startUntilReady('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h1:2,h2:2', where, 'spin'])], { cwd: root }, 4);
     expect(inNamespace('coll-h1').some((c) => c.includes('node-main'))).toBe(true);
     job.kill('SIGKILL');
     expect(await settle('coll-h1')).toEqual([]);
@@ -116,17 +109,10 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
   });
 
   it('a host that dies mid-job: the job ends naming it, nothing left on the other hosts', async () => {
-    const job = spawn('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h1:2,h2:2', where, 'spin'])], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
+    const job = await startUntilReady('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h1:2,h2:2', where, 'spin'])], { cwd: root }, 4);
     let err = '';
     job.stderr.on('data', (d: Buffer) => void (err += String(d)));
     const ended = new Promise<number | null>((resolve) => job.once('close', resolve));
-    await new Promise<void>((resolve) => {
-      job.stdout.on('data', (d: Buffer) => {
-        out += String(d);
-        if ((out.match(/ready/g) ?? []).length === 4) resolve();
-      });
-    });
     // Everything on h2 dies at once, sshd's session included, as when the host fails.
     for (const pid of execFileSync('ip', ['netns', 'pids', 'coll-h2'], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('sshd_config')) spawnSync('kill', ['-9', pid]);

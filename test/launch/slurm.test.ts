@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wheres } from './where.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,13 +51,6 @@ function srun(args: string[], env: Record<string, string> = {}, timeout = 40_000
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
 }
 
-function wheres(out: string): { rank: number; size: number; nodeOf: number[]; ok: boolean }[] {
-  return out
-    .split('\n')
-    .filter((l) => l.includes('WHERE '))
-    .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as { rank: number; size: number; nodeOf: number[]; ok: boolean })
-    .sort((a, b) => a.rank - b.rank);
-}
 
 describe.skipIf(lacking !== undefined)('jobs under Slurm (srun on a two-node local cluster)', () => {
   let plugins = '';

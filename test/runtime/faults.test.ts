@@ -13,11 +13,10 @@
  * Timeouts of seconds are upper bounds for a loaded machine, not performance checks.
  * Node processes are found through a marker in their environment (/proc/PID/environ).
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runJob } from './job.js';
-import { leftBehind, marker, processesWith } from '../helpers/processes.js';
+import { leftBehind, marker, processesWith, startUntilReady } from '../helpers/processes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -63,21 +62,7 @@ describe('a node that dies', () => {
 describe('the launcher killed', () => {
   it('takes every node process with it (4 ranks, 2 nodes)', async () => {
     const m = marker();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '4', '--nodes', '2', 'test/runtime/programs/spin.ts'], {
-      cwd: root,
-      env: { ...process.env, COLL_FAULT_MARKER: m },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => void (err += String(d)));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += String(d);
-        if ((out.match(/ready/g) ?? []).length === 4) resolve();
-      });
-      child.once('close', (code) => reject(new Error(`the job ended (exit ${code}) before every rank was ready: ${err}`)));
-    });
+    const child = await startUntilReady(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '4', '--nodes', '2', 'test/runtime/programs/spin.ts'], { cwd: root, env: { ...process.env, COLL_FAULT_MARKER: m } }, 4);
     const nodes = processesWith(m).filter((p) => p !== child.pid);
     expect(nodes.length).toBeGreaterThanOrEqual(2); // the node processes are found
     const t0 = Date.now();
