@@ -105,7 +105,7 @@ async function openTask(t: Pick<TaskData, 'launch' | 'spec'> & { ready?: SharedA
     }
   };
   try {
-    const c = await openTaskControl<LauncherMessage, { type: string }>(t, () => undefined, failed);
+    const c = await openTaskControl<LauncherMessage, { type: string }>(t, failed);
     return { link: c.link as ControlLink<LauncherMessage, object>, localAddress: c.localAddress, secret: c.secret };
   } catch (e) {
     failed(e);

@@ -11,7 +11,6 @@ import { writeSync } from 'node:fs';
 import { controlAddresses } from '../launch/hosts.js';
 import type { ControlLink } from '../launch/control.js';
 import { openKvs } from '../launch/external.js';
-import type { Kvs } from '../launch/kvs.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
 import type { TaskData } from './task.js';
 
@@ -19,20 +18,10 @@ const SECRET_KEY = 'coll-secret';
 export const DEFAULT_STARTUP_MS = 120_000;
 const ADDRESS_KEY = 'coll-addr';
 
-/** Byte and message counts of the start-up exchange through the store (job report). */
-export interface KvsCounters {
-  puts: number;
-  gets: number;
-  fences: number;
-  bytesPut: number;
-  bytesGot: number;
-}
-
 export async function openTaskControl<In, Out extends { type: string }>(
   task: Pick<TaskData, 'launch' | 'spec'>,
-  onDone: () => void,
   onError: (e: Error) => void,
-): Promise<{ link: ControlLink<In, Out>; localAddress: string; secret: string; counters: KvsCounters }> {
+): Promise<{ link: ControlLink<In, Out>; localAddress: string; secret: string }> {
   const { launch } = task;
   const kvs = await openKvs(launch);
   // A fence that never completes (a task that never arrives) must not hang the job:
@@ -47,26 +36,23 @@ export async function openTaskControl<In, Out extends { type: string }>(
     void kvs.abort(1, why).finally(() => onError(new Error(why)));
   }, startupMs);
   startup.unref();
-  const counters: KvsCounters = { puts: 0, gets: 0, fences: 0, bytesPut: 0, bytesGot: 0 };
-  const put = async (key: string, value: string): Promise<void> => {
-    counters.puts++;
-    counters.bytesPut += key.length + value.length;
-    await kvs.put(key, value);
-  };
-  const get = async (rank: number, key: string): Promise<string> => {
-    const v = await kvs.get(rank, key);
-    counters.gets++;
-    counters.bytesGot += key.length + v.length;
-    return v;
-  };
-  const fence = async (): Promise<void> => {
-    counters.fences++;
-    await kvs.fence();
-  };
   const mine = randomBytes(32).toString('hex');
-  if (launch.rank === 0) await put(SECRET_KEY, mine);
-  await fence();
-  const secret = launch.rank === 0 ? mine : await get(0, SECRET_KEY);
+  if (launch.rank === 0) await kvs.put(SECRET_KEY, mine);
+  await kvs.fence();
+  const secret = launch.rank === 0 ? mine : await kvs.get(0, SECRET_KEY);
+  /** Put this node's address, fence, get everyone's. */
+  const exchange = async (address: PeerAddress): Promise<PeerAddress[]> => {
+    await kvs.put(ADDRESS_KEY, `${address.host}:${address.port}`);
+    await kvs.fence();
+    return Promise.all(
+      Array.from({ length: launch.size }, (_, r) =>
+        kvs.get(r, ADDRESS_KEY).then((v) => {
+          const i = v.lastIndexOf(':');
+          return { host: v.slice(0, i), port: Number(v.slice(i + 1)) };
+        }),
+      ),
+    );
+  };
   const listeners: ((m: In) => void)[] = [];
   const backlog: In[] = [];
   const deliver = (m: unknown): void => {
@@ -75,15 +61,16 @@ export async function openTaskControl<In, Out extends { type: string }>(
   };
   const link: ControlLink<In, Out> = {
     send: (m, then) => {
-      if (m.type === 'listening') exchange(kvs, m as unknown as { address: PeerAddress }).then((addresses) => {
+      if (m.type === 'listening') {
+        const { address } = m as unknown as { address: PeerAddress };
+        exchange(address).then((addresses) => {
           clearTimeout(startup);
           deliver({ type: 'peers', addresses });
         }, onError);
-      else if (m.type === 'failed') {
+      } else if (m.type === 'failed') {
         const f = m as unknown as { rank: number; reason: string };
         process.stderr.write(f.rank >= 0 ? `coll: rank ${f.rank} failed: ${f.reason}\n` : `coll: ${f.reason}\n`);
       } else if (m.type === 'done') {
-        onDone();
         void kvs.close().finally(() => then?.());
         return;
       }
@@ -98,17 +85,5 @@ export async function openTaskControl<In, Out extends { type: string }>(
   };
   // The first message is this task's own start spec.
   deliver({ type: 'start', spec: task.spec });
-  const exchange = async (_: Kvs, m: { address: PeerAddress }): Promise<PeerAddress[]> => {
-    await put(ADDRESS_KEY, `${m.address.host}:${m.address.port}`);
-    await fence();
-    return Promise.all(
-      Array.from({ length: launch.size }, (__, r) =>
-        get(r, ADDRESS_KEY).then((v) => {
-          const i = v.lastIndexOf(':');
-          return { host: v.slice(0, i), port: Number(v.slice(i + 1)) };
-        }),
-      ),
-    );
-  };
-  return { link, localAddress: controlAddresses(launch.localSize === launch.size)[0], secret, counters };
+  return { link, localAddress: controlAddresses(launch.localSize === launch.size)[0], secret };
 }
