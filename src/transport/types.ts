@@ -132,7 +132,10 @@ export interface NodeLink {
    * bytes are no longer needed by the link (handed to the kernel).
    */
   send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void;
-  /** Frames from other nodes are delivered here, in order per sending node. */
+  /**
+   * Frames from other nodes are delivered here, in order per sending node; frames that
+   * arrive before a receiver is attached are held and delivered to it when it is.
+   */
   onFrame: (fromNode: number, header: FrameHeader, payload: Uint8Array) => void;
   /** Flush queued frames and close every connection gracefully. */
   close(): Promise<void>;

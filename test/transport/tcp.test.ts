@@ -69,6 +69,28 @@ describe('TcpDevice', () => {
     await Promise.all([a.close(), b.close(), evil.close()]);
   });
 
+  it('holds frames that arrive before a receiver is attached, and delivers them in order', async () => {
+    const secret = Buffer.alloc(32, 5);
+    const mk = (node: number) => new TcpDevice({ node, secret, bindHost: '127.0.0.1', onError: () => {} });
+    const a = mk(0);
+    const b = mk(1);
+    const peers = [await a.listen(), await b.listen()];
+    a.setPeers(peers);
+    b.setPeers(peers);
+    let sent = 0;
+    for (let i = 0; i < 5; i++) a.send(1, header(i, 8), new Uint8Array(8).fill(i), () => sent++);
+    const deadline = Date.now() + 10_000;
+    while (b.counters().framesReceived < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(b.counters().framesReceived).toBe(5);
+    const got: [number, number, number][] = [];
+    b.onFrame = (from, h, p) => got.push([from, h.index, p[0]]);
+    expect(got).toEqual([0, 1, 2, 3, 4].map((i) => [0, i, i]));
+    a.send(1, header(5, 8), new Uint8Array(8).fill(5));
+    while (got.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(got[5]).toEqual([0, 5, 5]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('drops a raw client that does not speak the protocol', async () => {
     const logged: string[] = [];
     const b = new TcpDevice({ node: 1, secret: Buffer.alloc(32), bindHost: '127.0.0.1', onError: () => {}, log: (l) => void logged.push(l) });

@@ -89,9 +89,23 @@ class Conn {
   ) {}
 }
 
+type FrameReceiver = NodeLink['onFrame'];
+
 export class TcpDevice implements NodeLink {
   readonly node: number;
-  onFrame: (fromNode: number, header: FrameHeader, payload: Uint8Array) => void = () => {};
+  private receiver: FrameReceiver | undefined;
+  /** Frames that arrived before a receiver was attached (a peer that got everyone's address first may send at once). */
+  private readonly early: [number, FrameHeader, Uint8Array][] = [];
+
+  get onFrame(): FrameReceiver {
+    return this.receiver ?? ((from, h, p) => void this.early.push([from, h, p]));
+  }
+
+  /** Attach the receiver; frames held until now are delivered to it first, in order. */
+  set onFrame(f: FrameReceiver) {
+    this.receiver = f;
+    for (const [from, h, p] of this.early.splice(0)) f(from, h, p);
+  }
   private readonly server: net.Server;
   private peers: readonly PeerAddress[] = [];
   private readonly sendConn = new Map<number, Conn>();
