@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import { TransportError } from '../core/errors.js';
+import { readLines } from './lines.js';
 
 export interface ControlLink<In, Out> {
   /** Send a message; `then` runs once it is handed to the channel (or dropped: the channel is closed). */
@@ -59,8 +60,8 @@ class SocketLink<In, Out> implements ControlLink<In, Out> {
 
   constructor(readonly socket: net.Socket, first: string[]) {
     socket.setNoDelay(true);
-    this.backlog.push(...first.map((l) => JSON.parse(l) as In));
-    readLines(socket, (line) => this.deliver(JSON.parse(line) as In));
+    this.backlog.push(...first.filter((l) => l !== '').map((l) => JSON.parse(l) as In));
+    readLines(socket, (line) => line !== '' && this.deliver(JSON.parse(line) as In));
     socket.on('close', () => (this.closed = true));
     socket.on('error', () => socket.destroy());
   }
@@ -92,26 +93,6 @@ class SocketLink<In, Out> implements ControlLink<In, Out> {
 
 function mac(secret: string, jobId: string, node: number, nonce: string): Buffer {
   return createHmac('sha256', Buffer.from(secret, 'hex')).update(`coll-control|${jobId}|${node}|${nonce}`).digest();
-}
-
-/**
- * Split a stream into lines. Lines received before a handler wants them are passed
- * whole; `stop()` detaches and returns the unread rest (for a handover).
- */
-function readLines(socket: net.Socket, onLine: (l: string) => void): { stop(): string } {
-  let partial = '';
-  const onData = (chunk: Buffer): void => {
-    const parts = (partial + chunk.toString('utf8')).split('\n');
-    partial = parts.pop() ?? '';
-    for (const p of parts) if (p !== '') onLine(p);
-  };
-  socket.on('data', onData);
-  return {
-    stop: () => {
-      socket.off('data', onData);
-      return partial;
-    },
-  };
 }
 
 export interface ControlServerOptions {

@@ -25,6 +25,7 @@ import type { PeerAddress } from '../transport/tcp/device.js';
 import { ControlServer, ipcChildLink, type ControlLink } from '../launch/control.js';
 import { controlAddresses, isLocalHost, mapRanks, type HostSlots } from '../launch/hosts.js';
 import { shellQuote } from '../launch/shell.js';
+import { readLines } from '../launch/lines.js';
 
 export const DEFAULT_LAUNCH_AGENT = 'ssh -x -o BatchMode=yes';
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -115,6 +116,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const selfTs = import.meta.url.endsWith('.ts');
   const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader(program) : undefined;
   const remote = placed ? placed.map((p) => !isLocalHost(p.host)) : [];
+  const anyRemote = remote.some(Boolean);
   const firstRank = placed ? placed.reduce((a, p) => [...a, a[a.length - 1] + p.ranks], [0]) : blockPlacement(o.ranks, nodes);
   const job: JobSpec = {
     jobId: randomBytes(6).toString('hex'),
@@ -124,7 +126,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     program,
     args: [...(o.args ?? [])],
     // A job across hosts binds each node to the address its control connection left from.
-    bindHost: o.bindHost ?? (placed && remote.some(Boolean) ? 'auto' : '127.0.0.1'),
+    bindHost: o.bindHost ?? (anyRemote ? 'auto' : '127.0.0.1'),
     arenaBytes: arenaMb * 1024 * 1024,
     ringBytes: DEFAULT_RING_BYTES,
     debug: o.debug ?? false,
@@ -230,9 +232,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         attach(n, link as ControlLink<NodeMessage, object>);
       },
     });
-    const port = await server.listen(remote.some(Boolean) ? '0.0.0.0' : '127.0.0.1');
-    const hostsAll = remote.some(Boolean) ? controlAddresses(false) : ['127.0.0.1'];
-    controlTargets = hostsAll.map((h) => `${h}:${port}`);
+    const port = await server.listen(anyRemote ? '0.0.0.0' : '127.0.0.1');
+    controlTargets = (anyRemote ? controlAddresses(false) : ['127.0.0.1']).map((h) => `${h}:${port}`);
   }
 
   const exits: Promise<void>[] = [];
@@ -268,8 +269,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       tails[n].push(l);
       if (tails[n].length > TAIL_LINES) tails[n].shift();
     };
-    lines(child.stdout, (l) => emit('stdout', l));
-    lines(child.stderr, (l) => (tail(l), emit('stderr', l)));
+    if (child.stdout) readLines(child.stdout, (l) => emit('stdout', l), true);
+    if (child.stderr) readLines(child.stderr, (l) => (tail(l), emit('stderr', l)), true);
     // 'close' waits for the output pipes, which a process the agent left behind (an
     // orphan of ssh) may hold open: after the agent's exit, give them a moment, then
     // stop reading.
@@ -342,18 +343,4 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         : {}),
     }),
   };
-}
-
-function lines(stream: NodeJS.ReadableStream | null, onLine: (l: string) => void): void {
-  if (!stream) return;
-  let partial = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    for (const p of parts) onLine(p);
-  });
-  stream.on('end', () => {
-    if (partial) onLine(partial);
-  });
 }

@@ -20,7 +20,8 @@
  * either as the main module of `coll node -r K` (a task with K rank threads), or as the
  * node agent thread of a task whose main thread is its only rank (task.ts).
  */
-import { parentPort, Worker, workerData, type WorkerOptions } from 'node:worker_threads';
+import { parentPort, workerData, type Worker, type WorkerOptions } from 'node:worker_threads';
+import { startWorker as startThread } from './tsx-loader.js';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
 import { ABORT_KEY, WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
@@ -33,6 +34,7 @@ import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
 import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
+import { readLines } from '../launch/lines.js';
 import { signalReady, TASK_KEY, TASK_NODE, type TaskData } from './task.js';
 import { openTaskControl } from './task-control.js';
 
@@ -115,18 +117,14 @@ async function openTask(t: Pick<TaskData, 'launch' | 'spec'> & { ready?: SharedA
 
 function firstLine(input: NodeJS.ReadableStream): Promise<string> {
   return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (chunk: Buffer): void => {
-      text += chunk.toString('utf8');
-      const i = text.indexOf('\n');
-      if (i >= 0) {
-        input.off('data', onData);
-        input.pause();
-        resolve(text.slice(0, i).trim());
-      }
-    };
-    input.on('data', onData);
-    input.once('end', () => reject(new Error('node-main: standard input ended before the job secret')));
+    const onEnd = (): void => reject(new Error('node-main: standard input ended before the job secret'));
+    const reader = readLines(input, (line) => {
+      reader.stop();
+      input.off('end', onEnd);
+      input.pause();
+      resolve(line.trim());
+    });
+    input.once('end', onEnd);
   });
 }
 
@@ -371,11 +369,9 @@ function nodeReport(): NodeReport {
   };
 }
 
-/** A worker thread running `url`. Workers do not inherit --import loaders: a TypeScript job installs tsx first. */
+/** A thread of this node (a rank or the engine), with the job's TypeScript loader if any. */
 function startWorker(url: URL, options: WorkerOptions): Worker {
-  if (spec.workerLoader === undefined) return new Worker(url, options);
-  const entry = `import(${JSON.stringify(spec.workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
-  return new Worker(entry, { ...options, eval: true });
+  return startThread(url, spec.workerLoader, options);
 }
 
 /** Copy a stream to `out` line by line with a prefix; resolves at its end. */

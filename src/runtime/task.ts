@@ -12,14 +12,14 @@
  * is in flight, closes its connections and ends, and the process exits (an explicit
  * process.exit() skips this, as exiting without MPI_Finalize would).
  */
-import { isMainThread, Worker } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import { ArgumentError, TransportError } from '../core/errors.js';
 import { type NodeSpec, type RankSpec } from '../exec/config.js';
 import { arenaMemory } from '../exec/simd.js';
 import { detectLaunch, type ExternalLaunch } from '../launch/external.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
 import { DEFAULT_FLAGS, DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
-import { resolveTsx } from './tsx-loader.js';
+import { startWorker, tsxLoader } from './tsx-loader.js';
 import { DEFAULT_STARTUP_MS } from './task-control.js';
 
 /** workerData key of the agent's task description. */
@@ -47,7 +47,7 @@ const STARTUP_GRACE_MS = 15_000;
  */
 export function taskNodeSpec(launch: ExternalLaunch, ranksPerNode: number, program: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): NodeSpec {
   const selfTs = import.meta.url.endsWith('.ts');
-  const loader = selfTs || /\.(m|c)?ts$/.test(program) ? resolveTsx() : undefined;
+  const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader(program) : undefined;
   const size = launch.size * ranksPerNode;
   const arenaMb = Number(env.COLL_ARENA_MB) || (ranksPerNode > 1 ? 256 : 64);
   // Threads on this host: each task's ranks and its proxy (or agent).
@@ -81,8 +81,6 @@ export function taskSpec(env: Readonly<Record<string, string | undefined>> = pro
   if (!isMainThread) return undefined;
   const launch = detectLaunch(env);
   if (!launch) return undefined;
-  const selfTs = import.meta.url.endsWith('.ts');
-  const loader = selfTs ? resolveTsx() : undefined;
   const spec = taskNodeSpec(launch, 1, process.argv[1] ?? '', process.argv.slice(2), env);
   const job = spec;
   const nl = nodeLayout({ localSize: 1, engine: job.engine, ringBytes: job.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS, jobSize: job.size });
@@ -90,10 +88,8 @@ export function taskSpec(env: Readonly<Record<string, string | undefined>> = pro
   const memory = arenaMemory(job.arenaBytes);
   const ready = new SharedArrayBuffer(READY_BYTES);
   const data: TaskData = { spec, launch, control, memory, ready };
-  const url = new URL(`./node-main.${selfTs ? 'ts' : 'js'}`, import.meta.url);
-  const agent = loader
-    ? new Worker(`import(${JSON.stringify(loader.worker)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`, { eval: true, workerData: { [TASK_KEY]: data } })
-    : new Worker(url, { workerData: { [TASK_KEY]: data } });
+  const url = new URL(`./node-main.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
+  const agent = startWorker(url, spec.workerLoader, { workerData: { [TASK_KEY]: data } });
   agent.on('error', (e: Error) => process.stderr.write(`coll: rank ${launch.rank}: the node agent failed: ${e.stack ?? e.message}\n`));
   const state = new Int32Array(ready);
   const startupMs = Number(env.COLL_STARTUP_TIMEOUT_MS) || DEFAULT_STARTUP_MS;

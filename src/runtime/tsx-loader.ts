@@ -1,8 +1,9 @@
-/** Finding tsx, the TypeScript loader, for node processes and rank or agent threads. */
+/** Finding tsx, the TypeScript loader, and starting threads that load TypeScript through it. */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { ArgumentError } from '../core/errors.js';
 
 /**
@@ -20,7 +21,7 @@ export function tsxLoader(program: string): { process: string; worker: string } 
   }
 }
 
-export function resolveTsx(): { process: string; worker: string } {
+function resolveTsx(): { process: string; worker: string } {
   const meta = import.meta as ImportMeta & { resolve?: (s: string) => string };
   if (typeof meta.resolve === 'function') return { process: meta.resolve('tsx'), worker: meta.resolve('tsx/esm/api') };
   // Hosts without import.meta.resolve (vitest): read tsx's export map.
@@ -31,3 +32,13 @@ export function resolveTsx(): { process: string; worker: string } {
   return { process: at(pkg.exports['.'] as string), worker: at(typeof api === 'string' ? api : api.import.default) };
 }
 
+
+/**
+ * A worker thread running `url`. Workers do not inherit --import loaders: with
+ * `workerLoader` (tsx's register API, JobSpec.workerLoader) the thread installs it first.
+ */
+export function startWorker(url: URL, workerLoader: string | undefined, options: WorkerOptions): Worker {
+  if (workerLoader === undefined) return new Worker(url, options);
+  const entry = `import(${JSON.stringify(workerLoader)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); })`;
+  return new Worker(entry, { ...options, eval: true });
+}
