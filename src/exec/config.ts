@@ -5,6 +5,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import type { SharedMemory } from './simd.js';
+import type { StartupScheme } from '../launch/startup/schemes.js';
 
 export interface JobSpec {
   readonly jobId: string;
@@ -31,6 +32,8 @@ export interface JobSpec {
   readonly engine: boolean;
   /** Microseconds the offload engine polls after work before it parks. */
   readonly engineSpin: number;
+  /** How the nodes exchange their endpoints at start-up (launch/startup/schemes.ts). */
+  readonly startup: StartupScheme;
   /** Module to preload with --import in node processes (tsx), if any. */
   readonly loader: string | undefined;
   /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */

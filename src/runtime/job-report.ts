@@ -11,6 +11,8 @@
  */
 import { median } from '../core/stats.js';
 import type { TcpCounters } from '../transport/tcp/device.js';
+import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
+import { expectedCounts, type ExchangeCounters, type StartupScheme } from '../launch/startup/schemes.js';
 
 export type { TcpCounters };
 
@@ -35,6 +37,8 @@ export interface NodeReport {
   readonly tcp?: TcpCounters;
   /** Absent when no rank of the node offloaded a call. */
   readonly engine?: EngineCounters;
+  /** This node's side of the start-up exchange (absent on a one-node job). */
+  readonly startup?: NodeExchangeCounters;
 }
 
 export interface JobReport {
@@ -57,6 +61,8 @@ export interface JobReport {
   readonly engine: EngineCounters;
   /** How the node processes were started and where (absent for a job on this machine only). */
   readonly launch?: LaunchReport;
+  /** The endpoint exchange at start-up (absent on a one-node job). */
+  readonly startup?: StartupReport;
   /** Each node's figures, by node index. */
   readonly nodes: readonly NodeReport[];
 }
@@ -72,6 +78,27 @@ export interface LaunchReport {
   readonly controlRejected: number;
 }
 
+/**
+ * The start-up exchange (launch/startup/schemes.ts): what went through the launcher,
+ * what went around the bootstrap ring, and the seed's volumes for this N
+ * (`expected`), which the counters must equal (claim 1 of seed 003).
+ */
+export interface StartupReport {
+  readonly scheme: StartupScheme;
+  /** Node processes that exchanged endpoints (the seed's N). */
+  readonly processes: number;
+  readonly launcher: ExchangeCounters;
+  /** Sums over the nodes' ring traffic (bootstrap only; zero otherwise); each node has 2 ring connections. */
+  readonly ring: { readonly messagesSent: number; readonly idBytesSent: number; readonly connections: number };
+  /**
+   * The exchange itself, ms: the shortest of the nodes' times from sending their
+   * endpoints to knowing every peer's, i.e. that of the last node to arrive, which does
+   * not wait for the others to start.
+   */
+  readonly ms: number;
+  readonly expected: ReturnType<typeof expectedCounts>;
+}
+
 /** The job-level document from the nodes' reports (any order; missing nodes allowed). */
 export function combineReports(o: {
   ranks: number;
@@ -81,6 +108,8 @@ export function combineReports(o: {
   wallMs: number;
   reports: readonly NodeReport[];
   launch?: LaunchReport;
+  /** The launcher's side of the start-up exchange (multi-node jobs). */
+  startup?: { scheme: StartupScheme; launcher: ExchangeCounters };
 }): JobReport {
   const reports = [...o.reports].sort((a, b) => a.node - b.node);
   const pairs = new Set<string>();
@@ -104,6 +133,22 @@ export function combineReports(o: {
       framesDropped: sum((r) => r.engine?.framesDropped ?? 0),
     },
     ...(o.launch ? { launch: o.launch } : {}),
+    ...(o.startup && o.nodeCount > 1
+      ? {
+          startup: {
+            scheme: o.startup.scheme,
+            processes: o.nodeCount,
+            launcher: o.startup.launcher,
+            ring: {
+              messagesSent: sum((r) => r.startup?.ring?.messagesSent ?? 0),
+              idBytesSent: sum((r) => r.startup?.ring?.idBytesSent ?? 0),
+              connections: sum((r) => r.startup?.ring?.connections ?? 0),
+            },
+            ms: reports.reduce((m, r) => Math.min(m, r.startup?.ms ?? m), reports[0]?.startup?.ms ?? 0),
+            expected: expectedCounts(o.startup.scheme, o.nodeCount),
+          },
+        }
+      : {}),
     nodes: reports,
   };
 }

@@ -21,7 +21,7 @@ import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { combineReports, type JobReport, type NodeReport } from './job-report.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
-import type { PeerAddress } from '../transport/tcp/device.js';
+import { DEFAULT_STARTUP, LauncherExchange, parseStartupScheme, type EndpointsMessage, type StartupScheme } from '../launch/startup/schemes.js';
 import { ControlServer, ipcChildLink, type ControlLink } from '../launch/control.js';
 import { controlAddresses, isLocalHost, mapRanks, type HostSlots } from '../launch/hosts.js';
 import { shellQuote } from '../launch/shell.js';
@@ -35,7 +35,7 @@ const TAIL_LINES = 6;
 const STDIO_GRACE_MS = 2000;
 
 /** Messages of a node process to the launcher (node-main.ts). */
-type NodeMessage = { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; address?: PeerAddress; report?: NodeReport };
+type NodeMessage = { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; report?: NodeReport } | EndpointsMessage;
 
 /** How long a node's network failure is held back in case it is the echo of another node dying. */
 const NETWORK_ECHO_MS = 750;
@@ -84,6 +84,8 @@ export interface LaunchOptions {
   launchAgent?: string;
   /** How long every node may take to start and connect back (ms, default 60000). */
   startupTimeoutMs?: number;
+  /** How the nodes exchange their endpoints (launch/startup/schemes.ts; default 'reassembly', or COLL_STARTUP). */
+  startup?: StartupScheme;
 }
 
 export interface LaunchResult {
@@ -135,6 +137,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     spin: defaultSpin(o.ranks + (nodes > 1 ? nodes : 0), vars),
     proxySpinMs: defaultProxySpinMs(o.ranks + nodes, vars),
     engine: o.engine ?? vars.COLL_ENGINE !== '0',
+    startup: o.startup ?? (vars.COLL_STARTUP ? parseStartupScheme(vars.COLL_STARTUP, 'COLL_STARTUP') : DEFAULT_STARTUP),
     engineSpin: defaultEngineSpin(o.ranks + 2 * nodes, vars),
     loader: loader?.process,
     workerLoader: loader?.worker,
@@ -197,16 +200,18 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     return placed ? `host ${placed[n].host} (node ${n}, ${ranks})` : `node ${n} (${ranks})`;
   };
 
-  const addresses: (PeerAddress | undefined)[] = new Array<PeerAddress | undefined>(nodes).fill(undefined);
-  let listening = 0;
+  const exchange = new LauncherExchange(job.startup, nodes);
   const done = new Array<boolean>(nodes).fill(false);
   const attach = (n: number, link: ControlLink<NodeMessage, object>): void => {
     links[n] = link;
     connectMs[n] = Math.round((performance.now() - t0) * 10) / 10;
     link.onMessage((m) => {
-      if (m.type === 'listening' && m.address) {
-        addresses[n] = m.address;
-        if (++listening === nodes) for (const l of links) l?.send({ type: 'peers', addresses });
+      if (m.type === 'endpoints') {
+        try {
+          exchange.receive(n, m as EndpointsMessage)?.forEach((r, i) => links[i]?.send(r));
+        } catch (e) {
+          onFailure(-1, `${describe(n)}: bad start-up message: ${(e as Error).message}`);
+        }
       } else if (m.type === 'failed') onFailure(m.rank ?? -1, m.reason ?? 'unknown reason', m.network === true, m.exitCode);
       else if (m.type === 'exited') {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
@@ -331,6 +336,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       initMs,
       wallMs: performance.now() - t0,
       reports: nodeReports,
+      startup: { scheme: job.startup, launcher: exchange.counters },
       ...(placed
         ? {
             launch: {

@@ -8,8 +8,8 @@
  * Launcher protocol (messages on the control channel: IPC when the launcher spawned
  * this process, TCP from another host; see launch/control.ts):
  *   launcher → node  { type: 'start', spec: NodeSpec }
- *   node → launcher  { type: 'listening', address }          (multi-node jobs)
- *   launcher → node  { type: 'peers', addresses }
+ *   node → launcher  { type: 'endpoints', … }               (multi-node jobs: the start-up
+ *   launcher → node  { type: 'peers' | 'ring', … }           exchange, launch/startup)
  *   node → launcher  { type: 'failed', rank, reason }        (first rank failure)
  *   node → launcher  { type: 'done' }                        (every rank returned)
  * If the launcher goes away (IPC disconnect, or the TCP control connection or standard
@@ -32,13 +32,15 @@ import { nodeLayout } from '../offload/engine/node-layout.js';
 import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
-import { TcpDevice, type PeerAddress } from '../transport/tcp/device.js';
+import { TcpDevice } from '../transport/tcp/device.js';
+import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
+import type { ExchangeReply } from '../launch/startup/schemes.js';
 import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
 import { readLines } from '../launch/lines.js';
 import { signalReady, TASK_KEY, TASK_NODE, type TaskData } from './task.js';
 import { openTaskControl } from './task-control.js';
 
-type LauncherMessage = { type: 'start'; spec: NodeSpec } | { type: 'peers'; addresses: PeerAddress[] } | { type: 'exited'; rank: number };
+type LauncherMessage = { type: 'start'; spec: NodeSpec } | ExchangeReply | { type: 'exited'; rank: number };
 
 /** Set when a cluster launcher started the job: this is the node agent thread of a task (task.ts). */
 const task = (workerData as Record<string, TaskData | undefined> | null)?.[TASK_KEY];
@@ -63,11 +65,12 @@ link.onMessage((m) => {
   else inbox.push(m);
 });
 
-function waitMessage<T extends LauncherMessage['type']>(type: T): Promise<Extract<LauncherMessage, { type: T }>> {
+function waitMessage<T extends LauncherMessage['type']>(...types: T[]): Promise<Extract<LauncherMessage, { type: T }>> {
+  const wanted = (m: LauncherMessage): m is Extract<LauncherMessage, { type: T }> => (types as string[]).includes(m.type);
   return new Promise((resolve) => {
-    const i = inbox.findIndex((m) => m.type === type);
+    const i = inbox.findIndex(wanted);
     if (i >= 0) return resolve(inbox.splice(i, 1)[0] as Extract<LauncherMessage, { type: T }>);
-    waiters.push((m) => m.type === type && (resolve(m as Extract<LauncherMessage, { type: T }>), true));
+    waiters.push((m) => wanted(m) && (resolve(m), true));
   });
 }
 
@@ -218,6 +221,7 @@ function injectedReset(me: number): number | undefined {
 }
 
 let proxy: NodeProxy | undefined;
+let startup: NodeExchangeCounters | undefined;
 let listenedOn: string | undefined;
 let device: TcpDevice | undefined;
 if (spec.nodeCount > 1) {
@@ -234,9 +238,23 @@ if (spec.nodeCount > 1) {
     throw e;
   });
   listenedOn = `${address.host}:${address.port}`;
-  send({ type: 'listening', address });
-  const { addresses } = await waitMessage('peers');
-  device.setPeers(addresses);
+  const exchanged = await exchangeEndpoints({
+    scheme: spec.startup,
+    node,
+    nodes: spec.nodeCount,
+    address,
+    secret: Buffer.from(spec.secret, 'hex'),
+    bindHost: spec.bindHost,
+    send,
+    reply: () => waitMessage('peers', 'ring'),
+  }).catch((e: Error) => {
+    if (task) signalReady(task.ready, `the start-up exchange failed: ${e.message}`);
+    fail(first, `start-up exchange (${spec.startup}) failed: ${e.message}`, true);
+    // Wait for the launcher to end the job (fail() has told it why), at most a moment.
+    return new Promise<never>(() => setTimeout(() => process.exit(1), 3000));
+  });
+  startup = exchanged.counters;
+  device.setPeers(exchanged.addresses, exchanged.ids);
   proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: device, spinMs: spec.proxySpinMs, onError: (e) => fail(first, e.message) });
   proxy.start();
 }
@@ -365,6 +383,7 @@ function nodeReport(): NodeReport {
     wallMs: Math.round(performance.now() * 10) / 10,
     ...(listenedOn !== undefined ? { address: listenedOn } : {}),
     ...(device ? { tcp: device.counters() } : {}),
+    ...(startup ? { startup } : {}),
     ...(w ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
   };
 }

@@ -13,6 +13,7 @@ import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
 import type { EngineLayout } from '../offload/engine/doorbell.js';
 import { placement, type JobSpec, type RankSpec } from '../exec/config.js';
+import { DEFAULT_STARTUP } from '../launch/startup/schemes.js';
 import { ExitBoard } from './exit-board.js';
 import { Engine } from './engine.js';
 import { ArenaSimd, arenaMemory } from '../exec/simd.js';
@@ -121,6 +122,7 @@ export function defaultProxySpinMs(threadsOnHost: number, vars: Readonly<Record<
 export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeoutMs?: number }): RankSpec {
   const job: JobSpec = {
     jobId: 'singleton',
+    startup: DEFAULT_STARTUP,
     size: 1,
     nodeCount: 1,
     firstRank: [0, 1],

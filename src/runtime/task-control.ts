@@ -2,8 +2,8 @@
  * The node agent's control channel when a cluster launcher started the job (task.ts):
  * there is no `coll run` to talk to, so the launcher protocol of node-main.ts is served
  * by the launcher's key-value store. 'start' is this task's own spec; the job secret
- * comes from task 0 through the store (put, fence, get); 'listening' puts this node's
- * address and, after a fence, answers 'peers' with everyone's; failures are printed
+ * comes from task 0 through the store (put, fence, get); 'endpoints' runs the start-up
+ * scheme through the store and answers as the launcher would; failures are printed
  * (the launcher ends the job when this process exits non-zero).
  */
 import { randomBytes } from 'node:crypto';
@@ -11,12 +11,59 @@ import { writeSync } from 'node:fs';
 import { controlAddresses } from '../launch/hosts.js';
 import type { ControlLink } from '../launch/control.js';
 import { openKvs } from '../launch/external.js';
+import type { Kvs } from '../launch/kvs.js';
+import { decodeIds, encodeIds } from '../transport/tcp/endpoint-ids.js';
+import type { EndpointsMessage, ExchangeReply, StartupScheme } from '../launch/startup/schemes.js';
 import type { PeerAddress } from '../transport/tcp/device.js';
 import type { TaskData } from './task.js';
 
 const SECRET_KEY = 'coll-secret';
 export const DEFAULT_STARTUP_MS = 120_000;
-const ADDRESS_KEY = 'coll-addr';
+
+/**
+ * The start-up exchange (launch/startup/schemes.ts) through the store, in place of the
+ * launcher: original — put the row, fence, get every row; reassembly — put the address
+ * and one key per peer holding the id made for it, fence, get the address and this
+ * node's id from every peer; bootstrap (the seed's MPD-BC, S2.8) — put the ring
+ * endpoint, fence, get the two neighbours' only.
+ */
+async function endpointsThroughKvs(kvs: Kvs, me: number, n: number, scheme: StartupScheme, m: EndpointsMessage): Promise<ExchangeReply> {
+  const text = (a: PeerAddress): string => `${a.host}:${a.port}`;
+  const address = (v: string): PeerAddress => {
+    const i = v.lastIndexOf(':');
+    return { host: v.slice(0, i), port: Number(v.slice(i + 1)) };
+  };
+  const all = <T>(f: (r: number) => Promise<T>): Promise<T[]> => Promise.all(Array.from({ length: n }, (_, r) => f(r)));
+  if (scheme === 'original') {
+    await kvs.put('coll-row', `${text(m.address)},${m.ids}`);
+    await kvs.fence();
+    const rows = await all((r) => kvs.get(r, 'coll-row').then((v) => v.split(',')));
+    const table = rows.map(([, ids]) => decodeIds(ids, n - 1));
+    const joined = new Uint32Array(n * (n - 1));
+    table.forEach((row, i) => joined.set(row, i * (n - 1)));
+    return { type: 'peers', addresses: rows.map(([a]) => address(a)), table: encodeIds(joined) };
+  }
+  if (scheme === 'reassembly') {
+    const ids = decodeIds(m.ids, n - 1);
+    await kvs.put('coll-addr', text(m.address));
+    for (let j = 0, k = 0; j < n; j++) if (j !== me) await kvs.put(`coll-id-${j}`, String(ids[k++]));
+    await kvs.fence();
+    const addresses = await all((r) => kvs.get(r, 'coll-addr').then(address));
+    const column = await Promise.all(addresses.map((_, i) => i).filter((i) => i !== me).map((i) => kvs.get(i, `coll-id-${me}`).then(Number)));
+    return { type: 'peers', addresses, column: encodeIds(Uint32Array.from(column)) };
+  }
+  if (!m.ring) throw new Error('the bootstrap scheme needs a ring address');
+  await kvs.put('coll-ring', `${text(m.ring)},${m.ids}`);
+  await kvs.fence();
+  const l = (me - 1 + n) % n;
+  const r = (me + 1) % n;
+  const [lv, rv] = await Promise.all([kvs.get(l, 'coll-ring'), kvs.get(r, 'coll-ring')].map((p) => p.then((v) => v.split(','))));
+  return {
+    type: 'ring',
+    lhs: { node: l, ring: address(lv[0]), id: decodeIds(lv[1], 2)[1] },
+    rhs: { node: r, ring: address(rv[0]), id: decodeIds(rv[1], 2)[0] },
+  };
+}
 
 export async function openTaskControl<In, Out extends { type: string }>(
   task: Pick<TaskData, 'launch' | 'spec'>,
@@ -40,19 +87,7 @@ export async function openTaskControl<In, Out extends { type: string }>(
   if (launch.rank === 0) await kvs.put(SECRET_KEY, mine);
   await kvs.fence();
   const secret = launch.rank === 0 ? mine : await kvs.get(0, SECRET_KEY);
-  /** Put this node's address, fence, get everyone's. */
-  const exchange = async (address: PeerAddress): Promise<PeerAddress[]> => {
-    await kvs.put(ADDRESS_KEY, `${address.host}:${address.port}`);
-    await kvs.fence();
-    return Promise.all(
-      Array.from({ length: launch.size }, (_, r) =>
-        kvs.get(r, ADDRESS_KEY).then((v) => {
-          const i = v.lastIndexOf(':');
-          return { host: v.slice(0, i), port: Number(v.slice(i + 1)) };
-        }),
-      ),
-    );
-  };
+  const exchange = (m: EndpointsMessage): Promise<ExchangeReply> => endpointsThroughKvs(kvs, launch.rank, launch.size, task.spec.startup, m);
   const listeners: ((m: In) => void)[] = [];
   const backlog: In[] = [];
   const deliver = (m: unknown): void => {
@@ -61,11 +96,10 @@ export async function openTaskControl<In, Out extends { type: string }>(
   };
   const link: ControlLink<In, Out> = {
     send: (m, then) => {
-      if (m.type === 'listening') {
-        const { address } = m as unknown as { address: PeerAddress };
-        exchange(address).then((addresses) => {
+      if (m.type === 'endpoints') {
+        exchange(m as unknown as EndpointsMessage).then((reply) => {
           clearTimeout(startup);
-          deliver({ type: 'peers', addresses });
+          deliver(reply);
         }, onError);
       } else if (m.type === 'failed') {
         const f = m as unknown as { rank: number; reason: string };

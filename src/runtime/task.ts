@@ -21,6 +21,7 @@ import { nodeLayout } from '../offload/engine/node-layout.js';
 import { DEFAULT_FLAGS, DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import { startWorker, tsxLoader } from './tsx-loader.js';
 import { DEFAULT_STARTUP_MS } from './task-control.js';
+import { DEFAULT_STARTUP, parseStartupScheme } from '../launch/startup/schemes.js';
 
 /** workerData key of the agent's task description. */
 export const TASK_KEY = '__collectivesTask';
@@ -68,6 +69,7 @@ export function taskNodeSpec(launch: ExternalLaunch, ranksPerNode: number, progr
     spin: defaultSpin(threads, env),
     proxySpinMs: defaultProxySpinMs(threads, env),
     engine: env.COLL_ENGINE !== '0',
+    startup: env.COLL_STARTUP ? parseStartupScheme(env.COLL_STARTUP, 'COLL_STARTUP') : DEFAULT_STARTUP,
     engineSpin: defaultEngineSpin(threads + launch.localSize, env),
     loader: loader?.process,
     workerLoader: loader?.worker,

@@ -20,7 +20,7 @@ const node = [process.execPath, '--import', 'tsx'];
 const coll = [...node, 'src/cli/bin.ts'];
 
 const LAUNCHERS = [
-  { name: 'Open MPI mpirun', bin: 'mpirun.openmpi', pkg: 'openmpi-bin', np: (n: number) => ['--allow-run-as-root', '--oversubscribe', '-x', 'COLL_STARTUP_TIMEOUT_MS', '-np', String(n)] },
+  { name: 'Open MPI mpirun', bin: 'mpirun.openmpi', pkg: 'openmpi-bin', np: (n: number) => ['--allow-run-as-root', '--oversubscribe', '-x', 'COLL_STARTUP_TIMEOUT_MS', '-x', 'COLL_STARTUP', '-np', String(n)] },
   { name: 'MPICH mpiexec', bin: 'mpiexec.mpich', pkg: 'mpich', np: (n: number) => ['-n', String(n)] },
 ] as const;
 
@@ -30,7 +30,7 @@ function installed(bin: string): boolean {
 
 function run(cmd: string[], env: Record<string, string> = {}, timeout = 120_000): { status: number | null; stdout: string; stderr: string; ms: number } {
   const t0 = Date.now();
-  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: root, encoding: 'utf8', timeout, env: { ...process.env, COLL_STARTUP_TIMEOUT_MS: '60000', ...env } });
+  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: root, encoding: 'utf8', timeout, env: { ...process.env, COLL_STARTUP_TIMEOUT_MS: '60000', COLL_STARTUP: 'reassembly', ...env } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
 }
 
@@ -54,6 +54,14 @@ for (const l of LAUNCHERS) {
       expect(w.map((x) => x.rank)).toEqual([0, 1, 2, 3]);
       expect(w.every((x) => x.ok && x.nodeOf.join() === '0,0,1,1')).toBe(true);
       expect(r.stdout).toMatch(/^\[3\] WHERE /m);
+    });
+
+    it('the other start-up schemes through the launcher\'s key-value store: original (every row) and bootstrap (neighbours only, then the ring)', () => {
+      for (const scheme of ['original', 'bootstrap']) {
+        const r = run([l.bin, ...l.np(3), ...node, where], { COLL_STARTUP: scheme });
+        expect(r.status, `${scheme}: ${r.stderr}`).toBe(0);
+        expect(wheres(r.stdout).map((x) => x.ok)).toEqual([true, true, true]);
+      }
     });
 
     it('a rank that throws fails the job with its error, in both forms', () => {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseHostfile, parseHostList } from '../../launch/hosts.js';
 import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
+import { parseStartupScheme } from '../../launch/startup/schemes.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -20,6 +21,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'hostfile', type: 'string', description: "read the hosts from FILE (Open MPI syntax: 'host slots=K' per line, # comments)" },
   { name: 'oversubscribe', type: 'boolean', description: 'allow more ranks than the hosts have slots' },
   { name: 'launch-agent', type: 'string', description: "command that starts nodes on other hosts, called as ssh is: CMD HOST COMMAND ARGS... (default COLL_LAUNCH_AGENT or 'ssh -x -o BatchMode=yes')" },
+  { name: 'startup', type: 'string', description: "how node processes exchange endpoints: original | reassembly | bootstrap (seed 003 ch. 2; default reassembly, or COLL_STARTUP; counters in --report)" },
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
@@ -55,6 +57,7 @@ export const runCommand: Command = {
     if (hosts && opt<number>(args, 'nodes') !== undefined) throw new ArgumentError('--nodes does not go with --hosts/--hostfile', 'each host runs one node process with its ranks as threads');
     const startup = opt<number>(args, 'startup-timeout');
     if (startup !== undefined && !(startup > 0)) throw new ArgumentError(`--startup-timeout must be a positive number of seconds, got ${startup}`);
+    const scheme = opt<string>(args, 'startup');
     const r = await launch({
       ranks,
       nodes: opt<number>(args, 'nodes'),
@@ -62,6 +65,7 @@ export const runCommand: Command = {
       oversubscribe: opt<boolean>(args, 'oversubscribe'),
       launchAgent: opt<string>(args, 'launch-agent'),
       startupTimeoutMs: startup !== undefined ? startup * 1000 : undefined,
+      startup: scheme !== undefined ? parseStartupScheme(scheme) : undefined,
       program,
       args: args.rest,
       stdio: 'inherit',

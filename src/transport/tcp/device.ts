@@ -18,6 +18,7 @@ import type { FrameHeader, NodeLink } from '../types.js';
 import { median } from '../../core/stats.js';
 import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from './framing.js';
 import { acceptHandshake, connectHandshake } from './handshake.js';
+import { pairKey, type PairIds } from './endpoint-ids.js';
 
 export interface PeerAddress {
   readonly host: string;
@@ -108,6 +109,9 @@ export class TcpDevice implements NodeLink {
   }
   private readonly server: net.Server;
   private peers: readonly PeerAddress[] = [];
+  /** The pairs' endpoint ids, once the start-up exchange has brought them (a peer may connect before). */
+  private ids: Promise<PairIds | undefined>;
+  private gotIds!: (ids: PairIds | undefined) => void;
   private readonly sendConn = new Map<number, Conn>();
   private readonly all = new Set<Conn>();
   private closing = false;
@@ -144,6 +148,7 @@ export class TcpDevice implements NodeLink {
 
   constructor(private readonly o: TcpDeviceOptions) {
     this.node = o.node;
+    this.ids = new Promise((resolve) => (this.gotIds = resolve));
     this.rejects = new RejectLog(o.log ?? ((line) => process.stderr.write(line)));
     this.server = net.createServer((s) => this.accept(s));
     this.server.on('error', (e) => o.onError(new TransportError(`node ${this.node}: server error: ${e.message}`)));
@@ -160,10 +165,23 @@ export class TcpDevice implements NodeLink {
     });
   }
 
-  /** Addresses of every node, by node index. */
-  setPeers(peers: readonly PeerAddress[]): void {
+  /**
+   * Addresses of every node, by node index, and the endpoint ids of this node's pairs
+   * (endpoint-ids.ts): each connection authenticates with its pair's key. Without ids every
+   * pair uses the job secret itself (tests of the device alone).
+   */
+  setPeers(peers: readonly PeerAddress[], ids?: PairIds): void {
     this.peers = peers;
+    this.gotIds(ids);
   }
+
+  /** The key of the pair (this node, peer); waits for setPeers (a peer may be faster to learn the ids). */
+  private readonly keyFor = async (peer: number): Promise<Buffer> => {
+    const ids = await this.ids;
+    if (!ids) return this.o.secret;
+    if (peer === this.node || peer >= ids.mine.length) throw new TransportError(`node ${peer} is not a peer of node ${this.node}`);
+    return pairKey(this.o.secret, this.node, peer, ids);
+  };
 
   send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void {
     this.bytesSent += payload.byteLength;
@@ -207,7 +225,7 @@ export class TcpDevice implements NodeLink {
     this.sendConn.set(node, c);
     this.all.add(c);
     socket.once('connect', () => {
-      connectHandshake(socket, this.o.secret, this.node, node).then(
+      connectHandshake(socket, this.keyFor, this.node, node).then(
         (rest) => this.established(c, rest),
         (e: Error) => this.lost(c, e),
       );
@@ -225,7 +243,7 @@ export class TcpDevice implements NodeLink {
     }
     socket.setNoDelay(true);
     this.handshaking.add(socket);
-    acceptHandshake(socket, this.o.secret, this.node, HANDSHAKE_MS).then(
+    acceptHandshake(socket, this.keyFor, this.node, HANDSHAKE_MS).then(
       ({ node, rest }) => {
         this.handshaking.delete(socket);
         const c = new Conn(socket, node);

@@ -1,8 +1,10 @@
 /**
  * Connection authentication between the nodes of a job. Every job has a random
  * secret (32 bytes, handed to the node processes over their IPC channel, never on a
- * command line or in the environment). A connection carries no frame until both
- * sides have proven they know it, challenge-response with HMAC-SHA256:
+ * command line or in the environment); each pair of nodes authenticates with a key
+ * derived from it and the pair's endpoint ids (endpoint-ids.ts), which the
+ * two nodes learn in the start-up exchange. A connection carries no frame until both
+ * sides have proven they know the pair's key, challenge-response with HMAC-SHA256:
  *
  *   server → client  "COLL" v1 nonceS(16)
  *   client → server  "COLL" clientNode(u32) nonceC(16) HMAC(secret, "c"|nonceS|nonceC|client|server)
@@ -85,6 +87,13 @@ class Reader {
   }
 }
 
+/** The key of the pair (this node, `peer`): one buffer for every pair, or looked up (and perhaps awaited) per peer. */
+export type PairKeys = Buffer | ((peer: number) => Buffer | Promise<Buffer>);
+
+function keyOf(keys: PairKeys, peer: number): Promise<Buffer> {
+  return Promise.resolve(Buffer.isBuffer(keys) ? keys : keys(peer));
+}
+
 function mac(secret: Buffer, who: 'c' | 's', nonceS: Buffer, nonceC: Buffer, client: number, server: number): Buffer {
   const ids = Buffer.alloc(8);
   ids.writeUInt32LE(client, 0);
@@ -104,7 +113,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, socket: Socket): Promise<T> {
 }
 
 /** Server side: returns the authenticated client's node and any bytes that followed. */
-export function acceptHandshake(socket: Socket, secret: Buffer, self: number, timeoutMs = 10_000): Promise<{ node: number; rest: Buffer }> {
+export function acceptHandshake(socket: Socket, keys: PairKeys, self: number, timeoutMs = 10_000): Promise<{ node: number; rest: Buffer }> {
   const run = async (): Promise<{ node: number; rest: Buffer }> => {
     const reader = new Reader(socket);
     const nonceS = randomBytes(16);
@@ -117,9 +126,10 @@ export function acceptHandshake(socket: Socket, secret: Buffer, self: number, ti
     if (auth.readUInt32LE(0) !== MAGIC) throw new TransportError('not a collectives node (bad magic)');
     const node = auth.readUInt32LE(4);
     const nonceC = auth.subarray(8, 24);
+    const secret = await keyOf(keys, node);
     const expect = mac(secret, 'c', nonceS, nonceC, node, self);
     if (!timingSafeEqual(expect, auth.subarray(24, 24 + MAC_BYTES))) {
-      throw new TransportError('peer failed authentication (wrong job secret)');
+      throw new TransportError(`node ${node} failed authentication (wrong job secret or endpoint ids)`);
     }
     socket.write(mac(secret, 's', nonceS, nonceC, node, self));
     return { node, rest: reader.detach() };
@@ -128,9 +138,10 @@ export function acceptHandshake(socket: Socket, secret: Buffer, self: number, ti
 }
 
 /** Client side: authenticates to node `peer`; returns bytes that followed the handshake. */
-export function connectHandshake(socket: Socket, secret: Buffer, self: number, peer: number, timeoutMs = 10_000): Promise<Buffer> {
+export function connectHandshake(socket: Socket, keys: PairKeys, self: number, peer: number, timeoutMs = 10_000): Promise<Buffer> {
   const run = async (): Promise<Buffer> => {
     const reader = new Reader(socket);
+    const secret = await keyOf(keys, peer);
     const hello = await reader.read(HELLO_BYTES);
     if (hello.readUInt32LE(0) !== MAGIC || hello.readUInt8(4) !== VERSION) {
       throw new TransportError(`node ${peer} is not a collectives node of this version`);
@@ -145,7 +156,7 @@ export function connectHandshake(socket: Socket, secret: Buffer, self: number, p
     socket.write(auth);
     const answer = await reader.read(MAC_BYTES, true);
     if (!timingSafeEqual(answer, mac(secret, 's', nonceS, nonceC, self, peer))) {
-      throw new TransportError(`node ${peer} failed authentication (wrong job secret)`);
+      throw new TransportError(`node ${peer} failed authentication (wrong job secret or endpoint ids)`);
     }
     return reader.detach();
   };
