@@ -5,6 +5,8 @@ import { benchCommand } from './commands/bench.js';
 import { experimentCommand } from './commands/experiment.js';
 import { runCommand } from './commands/run.js';
 import { nodeCommand } from './commands/node.js';
+import { ringCommand } from './commands/ring.js';
+import { daemonCommand } from './commands/daemon.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { fitCommand } from './commands/fit.js';
 import { modelCommand } from './commands/model.js';
@@ -21,7 +23,7 @@ export function version(): string {
   return pkg.version;
 }
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, nodeCommand, benchCommand, experimentCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, benchCommand, experimentCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details; coll --version)', '', 'commands:'];

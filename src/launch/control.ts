@@ -98,10 +98,12 @@ function mac(secret: string, jobId: string, node: number, nonce: string): Buffer
 export interface ControlServerOptions {
   readonly jobId: string;
   readonly secret: string;
-  /** Called once per node that proved the secret. A second connection for the same node is refused. */
+  /** Called once per node that proved the secret. A second connection for the same node is refused, unless `repeatable` says otherwise. */
   readonly onNode: (node: number, link: ControlLink<unknown, unknown>, remoteAddress: string) => void;
   /** Called for a connection that failed the handshake (counted in the job report). */
   readonly onReject?: (from: string, why: string) => void;
+  /** Nodes that may connect more than once (a daemon's clients). */
+  readonly repeatable?: (node: number) => boolean;
 }
 
 /** The launcher's TCP control server (listens on every interface, port chosen by the system). */
@@ -152,7 +154,7 @@ export class ControlServer {
       const expect = mac(this.o.secret, this.o.jobId, node, nonce);
       const got = Buffer.from(hello.mac, 'hex');
       if (got.length !== expect.length || !timingSafeEqual(got, expect)) return reject(`node ${node}: wrong job secret`);
-      if (this.seen.has(node)) return reject(`node ${node} connected twice`);
+      if (this.seen.has(node) && !this.o.repeatable?.(node)) return reject(`node ${node} connected twice`);
       this.seen.add(node);
       // Hand the socket over: lines after the handshake belong to the link.
       queueMicrotask(() => {

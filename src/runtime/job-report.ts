@@ -76,6 +76,17 @@ export interface LaunchReport {
   readonly connectMs: readonly number[];
   /** Control connections refused for a wrong secret or a malformed handshake. */
   readonly controlRejected: number;
+  /** Nodes started through a daemon ring (`coll run --ring`). */
+  readonly ring?: RingLaunchReport;
+}
+
+/** A launch through a daemon ring: one request around the ring, every host starting its node as it passes. */
+export interface RingLaunchReport {
+  readonly id: string;
+  /** From sending the request to its return around the ring, ms. */
+  readonly requestMs: number;
+  /** When the request reached each daemon, ms after it entered the ring, in ring order. */
+  readonly reachedMs: readonly number[];
 }
 
 /**

@@ -18,7 +18,7 @@ import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsxLoader } from './tsx-loader.js';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
-import { combineReports, type JobReport, type NodeReport } from './job-report.js';
+import { combineReports, type JobReport, type NodeReport, type RingLaunchReport } from './job-report.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import { DEFAULT_STARTUP, LauncherExchange, parseStartupScheme, type EndpointsMessage, type StartupScheme } from '../launch/startup/schemes.js';
@@ -26,6 +26,8 @@ import { ControlServer, ipcChildLink, type ControlLink } from '../launch/control
 import { controlAddresses, isLocalHost, mapRanks, type HostSlots } from '../launch/hosts.js';
 import { shellQuote } from '../launch/shell.js';
 import { readLines } from '../launch/lines.js';
+import { jobSecret, type RingFile } from '../launch/daemon/protocol.js';
+import { ringRequest } from '../launch/daemon/ring.js';
 
 export const DEFAULT_LAUNCH_AGENT = 'ssh -x -o BatchMode=yes';
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -35,7 +37,10 @@ const TAIL_LINES = 6;
 const STDIO_GRACE_MS = 2000;
 
 /** Messages of a node process to the launcher (node-main.ts). */
-type NodeMessage = { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; report?: NodeReport } | EndpointsMessage;
+type NodeMessage =
+  | { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; report?: NodeReport }
+  | { type: 'output'; stream: string; text: string }
+  | EndpointsMessage;
 
 /** How long a node's network failure is held back in case it is the echo of another node dying. */
 const NETWORK_ECHO_MS = 750;
@@ -86,6 +91,12 @@ export interface LaunchOptions {
   startupTimeoutMs?: number;
   /** How the nodes exchange their endpoints (launch/startup/schemes.ts; default 'reassembly', or COLL_STARTUP). */
   startup?: StartupScheme;
+  /**
+   * Start the nodes through this daemon ring (`coll ring up`, launch/daemon): its
+   * members are the hosts, in ring order; one request goes around the ring and every
+   * host starts its node in parallel. Excludes `hosts` and `nodes`.
+   */
+  ring?: RingFile;
 }
 
 export interface LaunchResult {
@@ -103,10 +114,14 @@ export interface LaunchResult {
 
 const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
 
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
 export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   checkIntRange('ranks', o.ranks, 1, 4096);
-  if (o.hosts !== undefined && o.nodes !== undefined) throw new ArgumentError('give either nodes or hosts, not both', 'with hosts, each host runs one node process');
-  const placed = o.hosts ? mapRanks(o.hosts, o.ranks, o.oversubscribe ?? false) : undefined;
+  if ((o.hosts !== undefined || o.ring !== undefined) && o.nodes !== undefined) throw new ArgumentError('give either nodes or hosts (or a ring), not both', 'with hosts, each host runs one node process');
+  if (o.hosts !== undefined && o.ring !== undefined) throw new ArgumentError('give either hosts or a daemon ring, not both', 'the ring’s hosts are those of coll ring up');
+  const hostList = o.ring ? o.ring.members : o.hosts;
+  const placed = hostList ? mapRanks(hostList, o.ranks, o.oversubscribe ?? false) : undefined;
   const nodes = placed ? placed.length : (o.nodes ?? 1);
   checkIntRange('nodes', nodes, 1, o.ranks);
   const program = resolvePath(o.program);
@@ -142,7 +157,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     loader: loader?.process,
     workerLoader: loader?.worker,
   };
-  const secret = randomBytes(32).toString('hex');
+  // A ring's daemons derive the job secret from the ring's: it never crosses the network.
+  const secret = o.ring ? jobSecret(o.ring, job.jobId) : randomBytes(32).toString('hex');
   const nodeMain = fileURLToPath(new URL(`./node-main.${selfTs ? 'ts' : 'js'}`, import.meta.url));
   const nodeArgs = o.nodeArgs ?? (process.env.COLL_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const nodeEnv = { ...process.env, ...o.env, ...(o.debug ? { COLL_DEBUG: '1' } : {}) };
@@ -169,6 +185,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   let server: ControlServer | undefined;
   const killAll = (): void => {
     for (const l of links) l?.close();
+    // Nodes a ring started end when their control links close; those never connected are not waited for.
+    for (const end of ringEnds) end();
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     server?.close();
   };
@@ -216,6 +234,9 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       else if (m.type === 'exited') {
         // A rank's program returned: tell the other nodes (their ranks may wait for it).
         links.forEach((l, i) => i !== n && l?.send({ type: 'exited', rank: m.rank }));
+      } else if (m.type === 'output' && 'text' in m) {
+        // A node started by a daemon sends its ranks' output over the control channel.
+        for (const line of m.text.split('\n').slice(0, -1)) emit(m.stream === 'stderr' ? 'stderr' : 'stdout', line);
       } else if (m.type === 'started') {
         if (++started === nodes) initMs = performance.now() - t0;
       } else if (m.type === 'done') {
@@ -223,6 +244,11 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         if (m.report) nodeReports.push(m.report);
       }
     });
+    if (o.ring)
+      link.onClose(() => {
+        if (!done[n] && !failure) onFailure(-1, `${describe(n)} died: its control connection closed before its ranks finished`);
+        ringEnds[n]?.();
+      });
     const spec: NodeSpec = { ...job, node: n, secret: placed ? '' : secret };
     link.send({ type: 'start', spec });
   };
@@ -241,9 +267,40 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     controlTargets = (anyRemote ? controlAddresses(false) : ['127.0.0.1']).map((h) => `${h}:${port}`);
   }
 
+  const nodeCmd = [...nodeArgs, ...(loader ? ['--import', loader.process] : []), nodeMain];
+  /** What a node on another host needs of this environment: the job's COLL_* knobs and o.env. */
+  const passedEnv = (): [string, string][] =>
+    Object.entries(nodeEnv)
+      .filter(([k, v]) => v !== undefined && (k.startsWith('COLL_') || k === 'NODE_OPTIONS' || (o.env !== undefined && k in o.env)))
+      .map(([k, v]) => [k, v ?? '']);
+  /** Nodes started by a daemon ring: one request around it; a node ends when its control link closes. */
+  const ringEnds: (() => void)[] = [];
+  function startThroughRing(ring: RingFile): Promise<void>[] {
+    const ends = Array.from({ length: nodes }, (_, n) => new Promise<void>((resolve) => (ringEnds[n] = resolve)));
+    const t = performance.now();
+    const request = {
+      jobId: job.jobId,
+      control: controlTargets,
+      cwd: process.cwd(),
+      env: Object.fromEntries(passedEnv()),
+      argv: [process.execPath, ...nodeCmd],
+      nodes: (placed ?? []).map((p, n) => ({ member: ring.members.findIndex((m) => m.host === p.host), node: n })),
+    };
+    ringRequest(ring, { type: 'launch', request }, startupTimeoutMs).then(
+      (r) => {
+        if (r.type !== 'launched') return onFailure(-1, `the daemon ring answered '${r.type}' to a launch request`);
+        ringLaunch = { id: ring.id, requestMs: round1(performance.now() - t), reachedMs: r.outcomes.map((x) => x.atMs) };
+        const bad = r.outcomes.filter((x) => x.error !== undefined);
+        if (bad.length > 0) onFailure(-1, `the daemon ring could not start the job: ${bad.map((x) => `${ring.members[x.member]?.host ?? x.host}: ${x.error ?? ''}`).join('; ')}`);
+      },
+      (e: Error) => onFailure(-1, `the daemon ring could not start the job: ${e.message}`),
+    );
+    return ends;
+  }
   const exits: Promise<void>[] = [];
-  for (let n = 0; n < nodes; n++) {
-    const nodeCmd = [...nodeArgs, ...(loader ? ['--import', loader.process] : []), nodeMain];
+  let ringLaunch: RingLaunchReport | undefined;
+  if (o.ring) exits.push(...startThroughRing(o.ring));
+  for (let n = 0; n < (o.ring ? 0 : nodes); n++) {
     const control = ['--control', controlTargets.join(','), '--node', String(n), '--job', job.jobId];
     let child: ChildProcess;
     if (!placed) child = spawn(process.execPath, nodeCmd, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: nodeEnv });
@@ -251,8 +308,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     else {
       // The remote command: the launcher's directory, the job's COLL_* knobs and this
       // Node.js and package at the same paths (as mpirun assumes the same prefix).
-      const passed = Object.entries(nodeEnv).filter(([k, v]) => v !== undefined && (k.startsWith('COLL_') || k === 'NODE_OPTIONS' || (o.env && k in o.env)));
-      const words = ['cd', process.cwd(), '&&', 'exec', 'env', ...passed.map(([k, v]) => `${k}=${v ?? ''}`), process.execPath, ...nodeCmd, ...control];
+      const words = ['cd', process.cwd(), '&&', 'exec', 'env', ...passedEnv().map(([k, v]) => `${k}=${v}`), process.execPath, ...nodeCmd, ...control];
       const [cmd, ...agentArgs] = agent.split(/\s+/).filter(Boolean);
       child = spawn(cmd, [...agentArgs, placed[n].host, ...words.map((w) => (w === '&&' ? w : shellQuote(w)))], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...o.env } });
     }
@@ -340,7 +396,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       ...(placed
         ? {
             launch: {
-              agent,
+              agent: o.ring ? `daemon ring ${o.ring.id}` : agent,
+              ...(ringLaunch ? { ring: ringLaunch } : {}),
               hosts: placed.map((p, n) => ({ host: p.host, node: n, ranks: [job.firstRank[n], job.firstRank[n + 1] - 1] as const, remote: remote[n] })),
               connectMs,
               controlRejected: server?.rejected ?? 0,

@@ -11,6 +11,8 @@
  *   node → launcher  { type: 'endpoints', … }               (multi-node jobs: the start-up
  *   launcher → node  { type: 'peers' | 'ring', … }           exchange, launch/startup)
  *   node → launcher  { type: 'failed', rank, reason }        (first rank failure)
+ *   node → launcher  { type: 'output', stream, text }        (ranks' output, when a daemon
+ *                                                             started the node: --output control)
  *   node → launcher  { type: 'done' }                        (every rank returned)
  * If the launcher goes away (IPC disconnect, or the TCP control connection or standard
  * input closing) the node exits at once, taking its rank threads with it: no orphans.
@@ -323,8 +325,8 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
     env: { ...process.env, COLL_RANK: String(rank), COLL_SIZE: String(spec.size) },
   });
   online.push(new Promise<void>((resolve) => w.once('online', () => resolve())));
-  const outDone = prefixLines(w.stdout, process.stdout, `[${rank}] `);
-  const errDone = prefixLines(w.stderr, process.stderr, `[${rank}] `);
+  const outDone = prefixLines(w.stdout, output('stdout'), `[${rank}] `);
+  const errDone = prefixLines(w.stderr, output('stderr'), `[${rank}] `);
   finished.push(
     new Promise<void>((resolve) => {
       w.on('error', (e: unknown) => {
@@ -393,8 +395,19 @@ function startWorker(url: URL, options: WorkerOptions): Worker {
   return startThread(url, spec.workerLoader, options);
 }
 
+/**
+ * Where the ranks' output goes: this process's stdout/stderr (the launcher, or ssh,
+ * reads them), or, for a node a daemon started (`--output control`), the control
+ * channel as { type: 'output', stream, text } messages, ahead of 'done' on the same link.
+ */
+function output(stream: 'stdout' | 'stderr'): (text: string) => void {
+  if (process.argv.includes('--output') && process.argv[process.argv.indexOf('--output') + 1] === 'control') return (text) => send({ type: 'output', stream, text });
+  const out = stream === 'stdout' ? process.stdout : process.stderr;
+  return (text) => void out.write(text);
+}
+
 /** Copy a stream to `out` line by line with a prefix; resolves at its end. */
-function prefixLines(input: NodeJS.ReadableStream, out: NodeJS.WritableStream, prefix: string): Promise<void> {
+function prefixLines(input: NodeJS.ReadableStream, out: (text: string) => void, prefix: string): Promise<void> {
   return new Promise((resolve) => {
     let partial = '';
     input.setEncoding('utf8');
@@ -402,10 +415,10 @@ function prefixLines(input: NodeJS.ReadableStream, out: NodeJS.WritableStream, p
       const text = partial + chunk;
       const lines = text.split('\n');
       partial = lines.pop() ?? '';
-      if (lines.length > 0) out.write(lines.map((l) => `${prefix}${l}\n`).join(''));
+      if (lines.length > 0) out(lines.map((l) => `${prefix}${l}\n`).join(''));
     });
     input.on('end', () => {
-      if (partial) out.write(`${prefix}${partial}\n`);
+      if (partial) out(`${prefix}${partial}\n`);
       resolve();
     });
   });

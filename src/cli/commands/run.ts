@@ -4,6 +4,7 @@ import { parseHostfile, parseHostList } from '../../launch/hosts.js';
 import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
 import { parseStartupScheme } from '../../launch/startup/schemes.js';
+import { defaultRingFile, readRingFile } from '../../launch/daemon/protocol.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -21,12 +22,14 @@ const OPTIONS: OptionSpec[] = [
   { name: 'hostfile', type: 'string', description: "read the hosts from FILE (Open MPI syntax: 'host slots=K' per line, # comments)" },
   { name: 'oversubscribe', type: 'boolean', description: 'allow more ranks than the hosts have slots' },
   { name: 'launch-agent', type: 'string', description: "command that starts nodes on other hosts, called as ssh is: CMD HOST COMMAND ARGS... (default COLL_LAUNCH_AGENT or 'ssh -x -o BatchMode=yes')" },
+  { name: 'ring', type: 'boolean', description: 'start the nodes through the daemon ring of coll ring up (its hosts and slots; every host starts in parallel)' },
+  { name: 'ring-file', type: 'string', description: 'the ring to use (default COLL_RING_FILE or ~/.coll-ring.json); implies --ring' },
   { name: 'startup', type: 'string', description: "how node processes exchange endpoints: original | reassembly | bootstrap (seed 003 ch. 2; default reassembly, or COLL_STARTUP; counters in --report)" },
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F] [--debug] [--timeout S] [--report FILE|-] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] <program.(js|ts)> [program args...]';
 
 function readHostfile(file: string): string {
   if (!existsSync(file)) throw new ArgumentError(`hostfile '${file}' does not exist`);
@@ -54,6 +57,10 @@ export const runCommand: Command = {
     const hostfile = opt<string>(args, 'hostfile');
     if (hostList !== undefined && hostfile !== undefined) throw new ArgumentError('give --hosts or --hostfile, not both');
     const hosts = hostList !== undefined ? parseHostList(hostList) : hostfile !== undefined ? parseHostfile(readHostfile(hostfile), hostfile) : undefined;
+    const ringFile = opt<string>(args, 'ring-file') ?? (opt<boolean>(args, 'ring') ? defaultRingFile() : undefined);
+    if (ringFile !== undefined && hosts) throw new ArgumentError('--ring does not go with --hosts/--hostfile', 'the ring’s hosts are those given to coll ring up');
+    const ring = ringFile !== undefined ? readRingFile(ringFile) : undefined;
+    if (ring && opt<number>(args, 'nodes') !== undefined) throw new ArgumentError('--nodes does not go with --ring', 'each ring host runs one node process with its ranks as threads');
     if (hosts && opt<number>(args, 'nodes') !== undefined) throw new ArgumentError('--nodes does not go with --hosts/--hostfile', 'each host runs one node process with its ranks as threads');
     const startup = opt<number>(args, 'startup-timeout');
     if (startup !== undefined && !(startup > 0)) throw new ArgumentError(`--startup-timeout must be a positive number of seconds, got ${startup}`);
@@ -62,6 +69,7 @@ export const runCommand: Command = {
       ranks,
       nodes: opt<number>(args, 'nodes'),
       hosts,
+      ring,
       oversubscribe: opt<boolean>(args, 'oversubscribe'),
       launchAgent: opt<string>(args, 'launch-agent'),
       startupTimeoutMs: startup !== undefined ? startup * 1000 : undefined,
