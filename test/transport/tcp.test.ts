@@ -91,6 +91,25 @@ describe('TcpDevice', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('closing right after sending (the connection still in its handshake) delivers the frames first', async () => {
+    const secret = Buffer.alloc(32, 6);
+    const mk = (node: number) => new TcpDevice({ node, secret, bindHost: '127.0.0.1', onError: () => {} });
+    const a = mk(0);
+    const b = mk(1);
+    const peers = [await a.listen(), await b.listen()];
+    a.setPeers(peers);
+    b.setPeers(peers);
+    const got: number[] = [];
+    b.onFrame = (_from, h) => got.push(h.index);
+    // A node whose ranks returned right after their last send closes its device at once.
+    for (let i = 0; i < 3; i++) a.send(1, header(i, 8), new Uint8Array(8));
+    await a.close();
+    const deadline = Date.now() + 5000;
+    while (got.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(got).toEqual([0, 1, 2]);
+    await b.close();
+  });
+
   it('drops a raw client that does not speak the protocol', async () => {
     const logged: string[] = [];
     const b = new TcpDevice({ node: 1, secret: Buffer.alloc(32), bindHost: '127.0.0.1', onError: () => {}, log: (l) => void logged.push(l) });

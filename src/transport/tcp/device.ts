@@ -84,10 +84,15 @@ class Conn {
   queue: Pending[] = [];
   /** performance.now() when this side dialled (undefined: accepted). */
   dialledAt: number | undefined;
+  /** Resolves when the connection is established (its queue written) or lost. */
+  readonly settled: Promise<void>;
+  settle!: () => void;
   constructor(
     readonly socket: net.Socket,
     public peer: number,
-  ) {}
+  ) {
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+  }
 }
 
 type FrameReceiver = NodeLink['onFrame'];
@@ -281,6 +286,7 @@ export class TcpDevice implements NodeLink {
     const q = c.queue;
     c.queue = [];
     for (const p of q) this.write(c, p.header, p.payload, p.onSent);
+    c.settle();
   }
 
   private lost(c: Conn, e: Error, reset = false): void {
@@ -291,9 +297,15 @@ export class TcpDevice implements NodeLink {
     const frames = c.queue.length;
     const bytes = c.queue.reduce((n, p) => n + p.payload.byteLength, 0);
     c.queue = [];
+    c.settle();
     if (!this.closing) this.o.onError(new TransportError(`node ${this.node}: connection to node ${c.peer} failed: ${e.message}`), { peer: c.peer, frames, bytes });
   }
 
+  /**
+   * Close every connection once what was sent is written: a connection still in its
+   * handshake is first allowed to finish it and write its queued frames (a node whose
+   * ranks returned right after sending must not take their last messages with it).
+   */
   async close(): Promise<void> {
     this.closing = true;
     this.rejects.flush(this.node);
@@ -309,7 +321,7 @@ export class TcpDevice implements NodeLink {
             clearTimeout(t);
             resolve();
           });
-          c.socket.end();
+          void c.settled.then(() => c.socket.end());
         }),
     );
     await Promise.all(closed);
