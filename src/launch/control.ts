@@ -72,7 +72,7 @@ class SocketLink<In, Out> implements ControlLink<In, Out> {
   }
 
   send(m: Out, then?: () => void): void {
-    if (this.closed || this.socket.destroyed) return void then?.();
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return void then?.();
     this.socket.write(`${JSON.stringify(m)}\n`, () => then?.());
   }
 

@@ -1,7 +1,7 @@
 /**
  * Lines of a byte stream as they arrive (UTF-8, characters split across chunks kept
  * whole): node output relayed by the launcher, the control channel's JSON messages, a
- * node's first line of standard input.
+ * node's first line of standard input (firstLine).
  */
 import { StringDecoder } from 'node:string_decoder';
 
@@ -43,4 +43,18 @@ export function readLines(stream: NodeJS.ReadableStream, onLine: (line: string) 
       return partial;
     },
   };
+}
+
+/** The first line of a stream (a secret handed over on standard input), trimmed; the stream is paused after it. */
+export function firstLine(input: NodeJS.ReadableStream, whatIsMissing: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onEnd = (): void => reject(new Error(`standard input ended before ${whatIsMissing}`));
+    const reader = readLines(input, (line) => {
+      reader.stop();
+      input.off('end', onEnd);
+      input.pause();
+      resolve(line.trim());
+    });
+    input.once('end', onEnd);
+  });
 }

@@ -38,7 +38,7 @@ import { TcpDevice } from '../transport/tcp/device.js';
 import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import type { ExchangeReply } from '../launch/startup/schemes.js';
 import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
-import { readLines } from '../launch/lines.js';
+import { firstLine } from '../launch/lines.js';
 import { signalReady, TASK_KEY, TASK_NODE, type TaskData } from './task.js';
 import { openTaskControl } from './task-control.js';
 
@@ -76,8 +76,12 @@ function waitMessage<T extends LauncherMessage['type']>(...types: T[]): Promise<
   });
 }
 
+/** Set once 'done' is sent: the launcher then closes the channel, and that is the normal end. */
+let finishing = false;
 // The launcher is gone: exit at once, taking the rank threads along (no orphans).
-link.onClose(() => process.exit(1));
+link.onClose(() => process.exit(finishing ? 0 : 1));
+/** A TCP control channel (a node on another host, or started by a daemon). */
+const tcpControl = !task && !taskNode && !process.send;
 
 /**
  * The control channel: IPC when the launcher spawned this process on its machine;
@@ -93,7 +97,7 @@ async function openControl(): Promise<{ link: ControlLink<LauncherMessage, objec
     if (v === undefined) throw new Error(`node-main: --${name} is missing (it is started by coll run, not by hand)`);
     return v;
   };
-  const key = await firstLine(process.stdin);
+  const key = await firstLine(process.stdin, 'the job secret (node-main)');
   process.stdin.on('end', () => process.exit(1));
   process.stdin.resume();
   const c = await connectControl(arg('control').split(','), arg('job'), Number(arg('node')), key);
@@ -118,19 +122,6 @@ async function openTask(t: Pick<TaskData, 'launch' | 'spec'> & { ready?: SharedA
     failed(e);
     throw e;
   }
-}
-
-function firstLine(input: NodeJS.ReadableStream): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const onEnd = (): void => reject(new Error('node-main: standard input ended before the job secret'));
-    const reader = readLines(input, (line) => {
-      reader.stop();
-      input.off('end', onEnd);
-      input.pause();
-      resolve(line.trim());
-    });
-    input.once('end', onEnd);
-  });
 }
 
 const start = await waitMessage('start');
@@ -370,8 +361,11 @@ if (engine) {
 }
 if (!failed) {
   await proxy?.stop();
-  // Exit once the launcher has the message (IPC sends are asynchronous).
-  send({ type: 'done', report: nodeReport() }, () => process.exit(0));
+  finishing = true;
+  // Exit once the launcher has the message (IPC sends are asynchronous). Over TCP, wait
+  // for the launcher to close the channel: exiting with its last messages unread would
+  // reset the connection, and a reset can cost the launcher the unread 'done' itself.
+  send({ type: 'done', report: nodeReport() }, () => (tcpControl ? setTimeout(() => process.exit(0), 3000) : process.exit(0)));
 }
 
 /** This node's part of the job report (job-report.ts). */

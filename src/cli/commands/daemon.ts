@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArgumentError } from '../../core/errors.js';
 import { runDaemon } from '../../launch/daemon/daemon.js';
-import { readLines } from '../../launch/lines.js';
+import { firstLine } from '../../launch/lines.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
@@ -24,17 +24,6 @@ const OPTIONS: OptionSpec[] = [
 ];
 
 const USAGE = 'coll daemon --member I --ring ID --control HOST:PORT[,…]   (started by coll ring up; the secret on standard input)';
-
-function firstLine(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = readLines(process.stdin, (l) => {
-      reader.stop();
-      process.stdin.pause();
-      resolve(l.trim());
-    });
-    process.stdin.once('end', () => reject(new ArgumentError('coll daemon: standard input ended before the ring secret', 'coll daemon is started by coll ring up')));
-  });
-}
 
 export const daemonCommand: Command = {
   name: 'daemon',
@@ -49,7 +38,7 @@ export const daemonCommand: Command = {
     const ring = opt<string>(args, 'ring');
     const control = opt<string>(args, 'control');
     if (member === undefined || ring === undefined || control === undefined) throw new ArgumentError('--member, --ring and --control are required', `usage: ${USAGE}`);
-    const secret = await firstLine();
+    const secret = await firstLine(process.stdin, 'the ring secret (coll daemon is started by coll ring up)');
     if (!opt<boolean>(args, 'foreground')) {
       const log = join(tmpdir(), `coll-daemon-${ring}-${member}.log`);
       const fd = openSync(log, 'a', 0o600);
