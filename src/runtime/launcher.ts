@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsxLoader } from './tsx-loader.js';
@@ -242,6 +243,8 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       } else if (m.type === 'done') {
         done[n] = true;
         if (m.report) nodeReports.push(m.report);
+        // The node waits for this (over TCP) to exit without unread messages, so without a reset.
+        link.close();
       }
     });
     if (o.ring)
@@ -290,8 +293,6 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       (r) => {
         if (r.type !== 'launched') return onFailure(-1, `the daemon ring answered '${r.type}' to a launch request`);
         ringLaunch = { id: ring.id, requestMs: round1(performance.now() - t), reachedMs: r.outcomes.map((x) => x.atMs) };
-        const bad = r.outcomes.filter((x) => x.error !== undefined);
-        if (bad.length > 0) onFailure(-1, `the daemon ring could not start the job: ${bad.map((x) => `${ring.members[x.member]?.host ?? x.host}: ${x.error ?? ''}`).join('; ')}`);
       },
       (e: Error) => onFailure(-1, `the daemon ring could not start the job: ${e.message}`),
     );
@@ -362,7 +363,9 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     ? setTimeout(() => {
         const missing = links.map((l, n) => (l ? -1 : n)).filter((n) => n >= 0);
         if (missing.length === 0) return;
-        const said = missing.map((n) => (tails[n].length ? ` [${placed[n].host}: ${tails[n].join(' | ')}]` : '')).join('');
+        const said = o.ring
+          ? ` (see the daemon logs coll-daemon-${o.ring.id}-*.log in ${tmpdir()})`
+          : missing.map((n) => (tails[n].length ? ` [${placed[n].host}: ${tails[n].join(' | ')}]` : '')).join('');
         onFailure(-1, `${missing.map(describe).join(', ')} did not connect back within ${startupTimeoutMs / 1000} s (host unreachable or slow to start?)${said}`);
       }, startupTimeoutMs)
     : undefined;
@@ -390,6 +393,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
       nodeCount: nodes,
       exitCode,
       initMs,
+      connectedMs: connectMs.every((v) => v >= 0) ? Math.max(...connectMs) : 0,
       wallMs: performance.now() - t0,
       reports: nodeReports,
       startup: { scheme: job.startup, launcher: exchange.counters },

@@ -3,7 +3,8 @@
  * (scripts/hosts/up.sh), and jobs started from inside the first one with
  * `coll run --hosts … --launch-agent "ssh -F …"`: nodes on three hosts, bound to their
  * own addresses, talking over the bridge; the orphan that ssh alone leaves, measured
- * beside the runtime's nodes ending; a host that does not exist; a host that dies.
+ * beside the runtime's nodes ending; a daemon ring over ssh; a host that does not
+ * exist; a host that dies.
  * Skipped, saying what is missing, without root, iproute2 or openssh-server (CI has them).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -106,6 +107,26 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/coll: host 10\.77\.0\.99 \(node 1, ranks 2–3\) did not start: the launch agent \(ssh .*\) ended with exit code 255 before the node connected back: ssh: connect to host 10\.77\.0\.99 port 22/);
     expect(r.ms).toBeLessThan(30_000);
+  });
+
+  it('a daemon ring over ssh: up on h0,h1,h2, a job through it with the bootstrap scheme, down leaves nothing', async () => {
+    const ringFile = join(dir, 'ring.json');
+    const cli = [process.execPath, '--import', 'tsx', 'src/cli/bin.ts'];
+    const up = inH0([...cli, 'ring', 'up', '--hosts', 'h0:2,h1:2,h2:2', '--launch-agent', agent, '--ring-file', ringFile]);
+    expect(up.status, up.stderr).toBe(0);
+    expect(inNamespace('coll-h1').filter((c) => c.includes(' daemon '))).toHaveLength(1);
+    const report = join(dir, 'ring-report.json');
+    const r = inH0([...cli, 'run', '-n', '6', '--ring-file', ringFile, '--startup', 'bootstrap', '--report', report, where]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => l.includes('"ok":true') && l.includes('"nodeOf":[0,0,1,1,2,2]'))).toHaveLength(6);
+    const rep = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
+    expect(rep.nodes.map((n) => n.address?.split(':')[0])).toEqual(['10.77.0.1', '10.77.0.2', '10.77.0.3']);
+    expect(rep.startup?.ring.messagesSent).toBe(6);
+    expect(rep.launch?.ring?.reachedMs).toHaveLength(3);
+    const down = inH0([...cli, 'ring', 'down', '--ring-file', ringFile]);
+    expect(down.status, down.stderr).toBe(0);
+    expect(await settle('coll-h1')).toEqual([]);
+    expect(await settle('coll-h2')).toEqual([]);
   });
 
   it('a host that dies mid-job: the job ends naming it, nothing left on the other hosts', async () => {

@@ -4,10 +4,11 @@
  * connection left from, learns the members, dials its right neighbour and accepts its
  * left one. Then it serves, until `coll ring down` or its ring breaks:
  *
- * - **launch**: each daemon starts its host's node processes (job secret on their
- *   standard input, derived from the ring's; spawning returns at once, the nodes boot
- *   in parallel) and passes the request on; when it comes back around, the entry daemon
- *   answers its client with every host's outcome and the time the request reached it.
+ * - **launch**: each daemon passes the request on, then starts its host's node
+ *   processes (job secret on their standard input, derived from the ring's): the hosts
+ *   start their nodes in parallel; when the request comes back around, the entry daemon
+ *   answers its client with the time it reached each host. A node that cannot start is
+ *   logged here and named by the launcher when it does not connect back.
  * - **status**: each daemon adds its pid, host and running node processes.
  * - **exit**: each daemon passes it on and exits (its running node processes end with
  *   it: their standard input closes).
@@ -16,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
 import { connectControl, ControlServer, type ControlLink } from '../control.js';
 import { readLines } from '../lines.js';
-import { CLIENT, jobSecret, ringJobId, type DaemonMessage, type LaunchOutcome, type LaunchRequest } from './protocol.js';
+import { CLIENT, jobSecret, ringJobId, type DaemonMessage, type LaunchRequest } from './protocol.js';
 import type { PeerAddress } from '../../transport/tcp/device.js';
 
 type Link = ControlLink<DaemonMessage, DaemonMessage>;
@@ -44,6 +45,8 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
   const waiting = new Map<string, Link>();
   let seq = 0;
   const n = (): number => members.length;
+  /** Ring connections from a left neighbour that learnt the members before this daemon did. */
+  const early: [number, Link][] = [];
 
   const server = new ControlServer({
     jobId,
@@ -53,22 +56,27 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
     onNode: (node, l) => {
       const link = l as Link;
       if (node === CLIENT) return link.onMessage((m) => fromClient(m, link));
-      if (n() === 0 || node !== (o.member - 1 + n()) % n()) return link.close();
-      left = link;
-      link.onMessage((m) => fromLeft(m as Circulating));
-      link.onClose(() => {
-        o.log('the ring broke (left neighbour gone); exiting');
-        process.exit(1);
-      });
-      joined();
+      if (n() === 0) return void early.push([node, link]);
+      adoptLeft(node, link);
     },
   });
+  function adoptLeft(node: number, link: Link): void {
+    if (node !== (o.member - 1 + n()) % n() || left) return link.close();
+    left = link;
+    link.onMessage((m) => fromLeft(m as Circulating));
+    link.onClose(() => {
+      o.log('the ring broke (left neighbour gone); exiting');
+      process.exit(1);
+    });
+    joined();
+  }
   const port = await server.listen(up.localAddress);
   const address: PeerAddress = { host: up.localAddress, port };
   boot.send({ type: 'hello', member: o.member, address, pid: process.pid });
   boot.onMessage((m) => {
     if (m.type !== 'ring') return;
     members = m.members;
+    for (const [node, link] of early.splice(0)) adoptLeft(node, link);
     const next = members[(o.member + 1) % n()];
     connectControl([`${next.host}:${next.port}`], jobId, o.member, o.secret).then(
       (c) => {
@@ -119,13 +127,13 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
     handle(m);
   }
 
-  /** Do this member's part of a circulating message and pass it on. */
+  /** Pass a circulating message on, then do this member's part. */
   function handle(m: Circulating & { key?: string }): void {
     if (m.type === 'launch') {
-      // spawn() returns at once with the pid: this host's nodes boot while the request
-      // moves on, so every host starts its nodes in parallel.
-      const outcome = startNodes(m.request, Date.now() - (m.t0 ?? Date.now()));
-      forward({ ...m, outcomes: [...(m.outcomes ?? []), outcome] });
+      // Pass the request on first, then start this host's nodes: the request travels
+      // without waiting for any fork, and every host starts its nodes in parallel.
+      forward({ ...m, outcomes: [...(m.outcomes ?? []), { member: o.member, host: hostname(), atMs: Date.now() - (m.t0 ?? Date.now()) }] });
+      setImmediate(() => startNodes(m.request));
     } else if (m.type === 'status') {
       forward({ ...m, members: [...(m.members ?? []), { member: o.member, host: hostname(), pid: process.pid, jobs: children.size, upS: Math.round((Date.now() - started) / 1000) }] });
     } else {
@@ -139,11 +147,10 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
     right.send(m);
   }
 
-  function startNodes(r: LaunchRequest, atMs: number): LaunchOutcome {
-    const mine = r.nodes.filter((x) => x.member === o.member);
-    const pids: number[] = [];
-    try {
-      for (const { node } of mine) {
+  /** Start this host's node processes of a job; a failure is logged (the launcher names the host that never connects back). */
+  function startNodes(r: LaunchRequest): void {
+    for (const { node } of r.nodes.filter((x) => x.member === o.member)) {
+      try {
         const [cmd, ...args] = r.argv;
         const child = spawn(cmd, [...args, '--control', r.control.join(','), '--node', String(node), '--job', r.jobId, '--output', 'control'], {
           cwd: r.cwd,
@@ -156,11 +163,9 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
         child.stdin?.on('error', () => undefined);
         child.stdin?.write(`${jobSecret({ secret: o.secret }, r.jobId)}\n`);
         for (const s of [child.stdout, child.stderr]) if (s) readLines(s, (l) => o.log(`job ${r.jobId} node ${node}: ${l}`), true);
-        if (child.pid !== undefined) pids.push(child.pid);
+      } catch (e) {
+        o.log(`job ${r.jobId} node ${node}: cannot start: ${(e as Error).message}`);
       }
-      return { member: o.member, host: hostname(), pids, atMs };
-    } catch (e) {
-      return { member: o.member, host: hostname(), error: (e as Error).message, atMs };
     }
   }
 }

@@ -59,13 +59,12 @@ export interface LaunchRequest {
   readonly nodes: readonly NodeLaunch[];
 }
 
+/** A launch request's passage through one daemon. */
 export interface LaunchOutcome {
   readonly member: number;
+  /** The daemon's host name. */
   readonly host: string;
-  /** Process ids started, or why not. */
-  readonly pids?: readonly number[];
-  readonly error?: string;
-  /** When the request reached this daemon, ms after it entered the ring. */
+  /** When the request reached this daemon, ms after it entered the ring (by the hosts' clocks). */
   readonly atMs: number;
 }
 

@@ -88,7 +88,7 @@ export async function ringUp(o: { hosts: readonly HostSlots[]; agent: string; ti
     for (const l of links) l?.close();
     for (const c of starters) if (c.exitCode === null) c.kill();
     const missing = o.hosts.filter((_, i) => !joined.has(i)).map((h) => h.host);
-    throw new TransportError(`the daemon ring did not form: ${errors.length ? errors.join('; ') : `${missing.join(', ')} did not join within ${timeoutMs / 1000} s`}`);
+    throw new TransportError(`the daemon ring ${id} did not form: ${errors.length ? errors.join('; ') : `${missing.join(', ')} did not join within ${timeoutMs / 1000} s`}`);
   }
   for (const l of links) l?.close();
   const members: RingMember[] = o.hosts.map((h, i) => {
