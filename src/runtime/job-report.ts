@@ -51,6 +51,8 @@ export interface JobReport {
   readonly exitCode: number;
   /** From launch to every rank thread running on every node, ms. */
   readonly initMs: number;
+  /** From launch to the last node's control channel (the nodes are started and reached), ms. */
+  readonly connectedMs: number;
   /** From launch to the end of the job, ms. */
   readonly wallMs: number;
   /** Node pairs that were connected (each pair counted once). */
@@ -116,6 +118,8 @@ export function combineReports(o: {
   nodeCount: number;
   exitCode: number;
   initMs: number;
+  /** Launch to the last node's control channel, ms (0: unknown). */
+  connectedMs?: number;
   wallMs: number;
   reports: readonly NodeReport[];
   launch?: LaunchReport;
@@ -134,6 +138,7 @@ export function combineReports(o: {
     nodesReported: reports.length,
     exitCode: o.exitCode,
     initMs: round(o.initMs),
+    connectedMs: round(o.connectedMs ?? 0),
     wallMs: round(o.wallMs),
     connections: pairs.size,
     connectionSetupUs: setups.length > 0 ? round(median(setups)) : 0,

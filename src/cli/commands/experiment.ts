@@ -21,6 +21,7 @@ import { runSkewExperiment, skewJson, skewPlot, skewTable } from '../../experime
 import { checkNoise, parseVariants, type NoiseOptions } from '../../experiments/variants.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
+import { STARTUP_USAGE, startupExperimentCommand } from './experiment-startup.js';
 
 const EXPERIMENTS = ['noise', 'skew', 'overlap'] as const;
 type ExperimentName = (typeof EXPERIMENTS)[number];
@@ -137,14 +138,15 @@ function progressHooks(name: string): JobHooks & { onVariant(label: string, i: n
 
 export const experimentCommand: Command = {
   name: 'experiment',
-  summary: 'host vs offload experiments: noise immunity, skew tolerance, overlap ([Moody-2003], [Yu-2006])',
+  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up ([Moody-2003], [Yu-2006])',
   async run(argv) {
     const name = argv[0];
     if (name === undefined || name === '--help' || name === '-h') {
-      console.log(['usage: coll experiment <noise|skew|overlap> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`)].join('\n'));
+      console.log(['usage: coll experiment <noise|skew|overlap|startup> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`].join('\n'));
       return name === undefined ? 2 : 0;
     }
-    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')}`);
+    if (name === 'startup') return startupExperimentCommand(argv.slice(1));
+    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')} or startup`);
     const exp = name as ExperimentName;
     const specs = [...COMMON, ...SPECIFIC[exp]];
     const args = parseArgs(argv.slice(1), specs);

@@ -3,7 +3,8 @@
  * published results and print, per claim, the published value, ours, the relative
  * error, the tolerance and pass / fail / not-matchable (with the reason) / info.
  *
- * Subjects: `models` (the modelling claims of seeds 000, 001, 003, 004), `sim` (the
+ * Subjects: `models` (the modelling claims of seeds 000, 001, 003, 004, and seed 003's
+ * start-up claims run on the runtime's own start-up code), `sim` (the
  * claims checked by simulation, every seed), a seed id `000` … `004` (both kinds for
  * that seed) or `all`. Simulator checks also say their basis: calibrated (a parameter
  * was fitted to it), validation, input or derived. --plot writes the regime maps and
@@ -15,6 +16,7 @@ import { ArgumentError } from '../../core/errors.js';
 import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
+import { reproduceStartup } from '../../launch/startup/reproduce.js';
 import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -22,13 +24,13 @@ import type { Command } from '../command.js';
 const OPTIONS: OptionSpec[] = [
   { name: 'json', type: 'boolean', description: 'print JSON' },
   { name: 'plot', type: 'string', description: 'write regime maps and simulated figures (SVG) into this directory' },
-  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules; sim: about 10× fewer runs' },
+  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules and the start-up rows that run real jobs; sim: about 10× fewer runs' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
 const SUBJECTS = ['models', 'sim', 'all', ...SIM_SEEDS];
 
-type Row = (Check & { readonly source: 'model' }) | (SimCheck & { readonly source: 'sim' });
+type Row = (Check & { readonly source: 'model' | 'runtime' }) | (SimCheck & { readonly source: 'sim' });
 
 export const reproduceCommand: Command = {
   name: 'reproduce',
@@ -63,6 +65,11 @@ export const reproduceCommand: Command = {
       const keep = (c: Check) => seedId === undefined || c.seed === `seed ${seedId}`;
       rows.push(...r.checks.filter(keep).map((c) => ({ ...c, source: 'model' as const })));
       for (const m of r.maps) if (seedId === undefined || m.name.startsWith(`seed${seedId}`)) write(m.name, regimeSvg(m.map));
+      // Seed 003's start-up claims run the runtime's own start-up code (and, without --quick, real jobs).
+      if (seedId === undefined || seedId === '003') {
+        if (!json && process.stderr.isTTY) process.stderr.write('\rcoll reproduce: start-up exchange and daemon ring…\x1b[K');
+        rows.push(...(await reproduceStartup({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
+      }
       if (seedId === undefined || seedId === '001') {
         const charts = bienzCharts(BLUE_WATERS);
         write('seed001-fig10-time-vs-procs', charts.fig10);
@@ -93,7 +100,7 @@ export const reproduceCommand: Command = {
           console.log(`\n${seed}`);
         }
         const err = c.relError === undefined ? '' : `  err ${(c.relError * 100).toFixed(c.relError < 0.001 ? 3 : 1)}%`;
-        const tag = c.source === 'sim' ? `sim, ${c.basis}` : 'model';
+        const tag = c.source === 'sim' ? `sim, ${c.basis}` : c.source;
         console.log(`  [${c.status.toUpperCase()}] (${tag}) ${c.claim}`);
         console.log(`      published ${c.published} | ours ${c.ours}${err} | tolerance ${c.tolerance}`);
         if (c.note) console.log(`      note: ${c.note}`);

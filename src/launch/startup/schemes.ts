@@ -95,10 +95,9 @@ export class LauncherExchange {
   receive(node: number, m: EndpointsMessage): ExchangeReply[] | undefined {
     if (this.got[node]) throw new Error(`node ${node} sent its endpoints twice`);
     const expect = this.scheme === 'bootstrap' ? 2 : this.nodes - 1;
-    decodeIds(m.ids, expect); // validates the size
+    this.c.idBytesReceived += decodeIds(m.ids, expect).length * ID_BYTES; // also validates the size
     this.got[node] = m;
     this.c.messagesReceived++;
-    this.c.idBytesReceived += expect * ID_BYTES;
     if (++this.arrived < this.nodes) return undefined;
     const all = this.got as EndpointsMessage[];
     const n = this.nodes;
@@ -108,7 +107,6 @@ export class LauncherExchange {
       // Every row, concatenated: the same N(N−1) ids to each node.
       const table = encodeIds(concatIds(all.map((e) => decodeIds(e.ids, n - 1))));
       for (let j = 0; j < n; j++) replies.push({ type: 'peers', addresses, table });
-      this.count(n, n * (n - 1));
     } else if (this.scheme === 'reassembly') {
       const rows = all.map((e) => decodeIds(e.ids, n - 1));
       for (let j = 0; j < n; j++) {
@@ -117,7 +115,6 @@ export class LauncherExchange {
         for (let i = 0, k = 0; i < n; i++) if (i !== j) column[k++] = rows[i][j > i ? j - 1 : j];
         replies.push({ type: 'peers', addresses, column: encodeIds(column) });
       }
-      this.count(n, n - 1);
     } else {
       const tokens = all.map((e) => decodeIds(e.ids, 2));
       for (let j = 0; j < n; j++) {
@@ -131,15 +128,19 @@ export class LauncherExchange {
         };
         replies.push({ type: 'ring', lhs: { node: l, ring: ring(l), id: tokens[l][1] }, rhs: { node: r, ring: ring(r), id: tokens[r][0] } });
       }
-      this.count(n, 2);
+    }
+    // Count what the replies carry (not what the scheme promises).
+    for (const r of replies) {
+      this.c.messagesSent++;
+      this.c.idBytesSent += r.type === 'ring' ? 2 * ID_BYTES : encodedBytes('table' in r ? r.table : r.column);
     }
     return replies;
   }
+}
 
-  private count(messages: number, idsEach: number): void {
-    this.c.messagesSent += messages;
-    this.c.idBytesSent += messages * idsEach * ID_BYTES;
-  }
+/** Bytes held by an unpadded base64url text (as encodeIds writes it). */
+function encodedBytes(text: string): number {
+  return Math.floor((text.length * 3) / 4);
 }
 
 function concatIds(rows: Uint32Array[]): Uint32Array {
