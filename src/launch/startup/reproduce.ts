@@ -131,7 +131,7 @@ export async function reproduceStartup(o: { quick?: boolean } = {}): Promise<Che
       ours: `${a.ringMs.toFixed(1)} → ${b.ringMs.toFixed(1)} ms around the ring; whole start-up ${a.startupMs.toFixed(0)} → ${b.startupMs.toFixed(0)} ms`,
       tolerance: 'trip ≪ start-up',
       status: 'info',
-      note: 'every "host" is this 2-core machine: the trip (one message and one spawn per hop) stays a few ms per host, but the node processes’ own start-up shares two cores and grows with N',
+      note: 'every "host" is this 2-core machine: the trip (one message per hop, passed on before each host forks its node) stays small, but the daemons compete with the node processes booting behind it, and the start-up of all the node processes shares two cores and grows with N',
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
