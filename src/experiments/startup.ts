@@ -101,7 +101,7 @@ export function schemeVolume(scheme: StartupScheme, n: number): number {
 }
 
 /** A launch agent that runs the command on this machine (for hosts that are names only). */
-function localAgent(dir: string): string {
+export function localAgent(dir: string): string {
   const file = join(dir, 'local-agent.sh');
   writeFileSync(file, '#!/bin/sh\n# Called as ssh is (AGENT HOST COMMAND...): run the command here.\nshift\nexec sh -c "$*"\n', { mode: 0o755 });
   return file;

@@ -67,7 +67,7 @@ describe('coll reproduce <seed>', () => {
     const code = await main(['reproduce', '003', '--quick', '--json', '--plot', dir]);
     const j = JSON.parse(out.join('\n')) as { checks: { source: string; status: string; seed: string }[]; maps: string[]; effort: { seed: string }[] };
     expect(j.checks.every((c) => c.seed === 'seed 003')).toBe(true);
-    expect(new Set(j.checks.map((c) => c.source))).toEqual(new Set(['model', 'sim']));
+    expect(new Set(j.checks.map((c) => c.source))).toEqual(new Set(['model', 'runtime', 'sim']));
     expect(code).toBe(j.checks.some((c) => c.status === 'fail') ? 1 : 0);
     expect(j.maps.some((f) => f.endsWith('seed003-fig6.4-6.6-barrier-vs-nodes.svg'))).toBe(true);
     for (const f of j.maps) expect(existsSync(f) && readFileSync(f, 'utf8').startsWith('<svg')).toBe(true);

@@ -16,7 +16,7 @@ import { ArgumentError } from '../../core/errors.js';
 import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
-import { reproduceStartup } from '../../launch/startup/reproduce.js';
+import { reproduceStartup } from '../../experiments/startup-reproduce.js';
 import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';

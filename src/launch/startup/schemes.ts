@@ -79,7 +79,7 @@ export const zeroCounters: ExchangeCounters = { messagesReceived: 0, messagesSen
 export class LauncherExchange {
   private readonly got: (EndpointsMessage | undefined)[];
   private arrived = 0;
-  private c = { ...zeroCounters };
+  private readonly c = { ...zeroCounters };
 
   constructor(
     readonly scheme: StartupScheme,
@@ -95,6 +95,7 @@ export class LauncherExchange {
   receive(node: number, m: EndpointsMessage): ExchangeReply[] | undefined {
     if (this.got[node]) throw new Error(`node ${node} sent its endpoints twice`);
     const expect = this.scheme === 'bootstrap' ? 2 : this.nodes - 1;
+    if (this.scheme === 'bootstrap' && !m.ring) throw new Error(`node ${node} sent no ring address for the bootstrap scheme`);
     this.c.idBytesReceived += decodeIds(m.ids, expect).length * ID_BYTES; // also validates the size
     this.got[node] = m;
     this.c.messagesReceived++;
@@ -121,11 +122,7 @@ export class LauncherExchange {
         const l = (j - 1 + n) % n;
         const r = (j + 1) % n;
         // My left neighbour's id for its right (me), my right neighbour's id for its left (me).
-        const ring = (x: number): PeerAddress => {
-          const a = all[x].ring;
-          if (!a) throw new Error(`node ${x} sent no ring address for the bootstrap scheme`);
-          return a;
-        };
+        const ring = (x: number): PeerAddress => all[x].ring as PeerAddress;
         replies.push({ type: 'ring', lhs: { node: l, ring: ring(l), id: tokens[l][1] }, rhs: { node: r, ring: ring(r), id: tokens[r][0] } });
       }
     }

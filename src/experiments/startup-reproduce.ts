@@ -5,17 +5,18 @@
  * over real loopback sockets, and — unless `quick` — real jobs and a real daemon ring
  * on this machine for the time claims.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Check } from '../../model/reproduce.js';
-import { median } from '../../core/stats.js';
-import { createRow, encodeIds, peersOf } from '../../transport/tcp/endpoint-ids.js';
-import { launch } from '../../runtime/launcher.js';
-import { ringRequest, ringUp } from '../daemon/ring.js';
-import { exchangeEndpoints } from './node-exchange.js';
-import { LauncherExchange, type ExchangeReply, type StartupScheme } from './schemes.js';
+import type { Check } from '../model/reproduce.js';
+import { median } from '../core/stats.js';
+import { createRow, encodeIds, peersOf } from '../transport/tcp/endpoint-ids.js';
+import { launch } from '../runtime/launcher.js';
+import { ringRequest, ringUp } from '../launch/daemon/ring.js';
+import { exchangeEndpoints } from '../launch/startup/node-exchange.js';
+import { LauncherExchange, type ExchangeReply, type StartupScheme } from '../launch/startup/schemes.js';
+import { localAgent } from './startup.js';
 
 const S = 'seed 003';
 const q = 4;
@@ -80,7 +81,7 @@ export async function reproduceStartup(o: { quick?: boolean } = {}): Promise<Che
 
   // Real jobs on this machine: the ring's set-up cost at small N (Table 2.1, 4 processes).
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  const program = fileURLToPath(new URL(`../../experiments/startup-program.${ext}`, import.meta.url));
+  const program = fileURLToPath(new URL(`./startup-program.${ext}`, import.meta.url));
   const exchangeMs = async (scheme: StartupScheme): Promise<number> => {
     const ms: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -104,8 +105,7 @@ export async function reproduceStartup(o: { quick?: boolean } = {}): Promise<Che
   // The daemon ring: the launch request's trip around 4 and 16 hosts (claim 2: near-constant initiation).
   const dir = mkdtempSync(join(tmpdir(), 'coll-reproduce-ring-'));
   try {
-    const agent = join(dir, 'agent.sh');
-    writeFileSync(agent, '#!/bin/sh\nshift\nexec sh -c "$*"\n', { mode: 0o755 });
+    const agent = localAgent(dir);
     const trip = async (hosts: number): Promise<{ ringMs: number; startupMs: number }> => {
       const ring = await ringUp({ hosts: Array.from({ length: hosts }, (_, i) => ({ host: `h${i}`, slots: 1 })), agent });
       try {
