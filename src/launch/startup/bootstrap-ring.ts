@@ -152,7 +152,10 @@ export class BootstrapRing {
           theirs[m.o] = rowOf(decodeIds(m.ids, nodes - 1), m.o)[node];
           if (counters.messagesReceived === nodes - 1) resolve();
         };
-        leftSocket.on('error', (e) => reject(new TransportError(`node ${node}: ring connection from node ${o.lhs.node} failed: ${e.message}`)));
+        const short = (why: string): Error => new TransportError(`node ${node}: ${why} after ${counters.messagesReceived} of ${nodes - 1} rows from the ring`);
+        leftSocket.on('error', (e) => reject(short(`the ring connection from node ${o.lhs.node} failed (${e.message})`)));
+        leftSocket.on('close', () => reject(short(`node ${o.lhs.node} closed the ring connection`)));
+        setTimeout(() => reject(short(`no progress within ${RING_MS / 1000} s`)), RING_MS).unref();
         readLines(leftSocket, onRow);
         leftSocket.resume();
       });
