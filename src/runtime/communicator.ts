@@ -750,6 +750,51 @@ export class Communicator {
     return this.exchange(kind, blocks, o, blocking, result);
   }
 
+  /**
+   * MPI_Reduce_scatter with per-rank counts: sendbuf holds one block per rank in rank
+   * order (`counts[r]` elements for rank r, no gaps); rank r gets in recvbuf the
+   * reduction with `op` over all ranks of block r. Pairwise exchange: each rank sends
+   * block j to rank j and folds the N blocks it holds in rank order, so any operator
+   * works, commutative or not (cost: N−1 messages per rank, (N−1)·counts[r] elements
+   * received and reduced). `reduceScatter` is the equal-count form.
+   */
+  reduceScatterv<T extends Buffer>(sendbuf: T, recvbuf: T, counts: readonly number[], o?: ReductionOptions): T {
+    return this.reduceScattervCall(sendbuf, recvbuf, counts, o, true) as T;
+  }
+
+  ireduceScatterv<T extends Buffer>(sendbuf: T, recvbuf: T, counts: readonly number[], o?: ReductionOptions): Request<T> {
+    return this.reduceScattervCall(sendbuf, recvbuf, counts, o, false) as Request<T>;
+  }
+
+  private reduceScattervCall(sendbuf: Buffer, recvbuf: Buffer, counts: readonly number[], o: ReductionOptions | undefined, blocking: boolean): unknown {
+    const type = resolveType(o?.datatype, sendbuf, recvbuf);
+    const kernel = this.op(o, type).kernel(type);
+    checkCounts('counts', counts, this.size);
+    const displs = displacements('displs', undefined, counts);
+    const es = type.size;
+    const me = this.rank;
+    const n = counts[me];
+    const send = region('sendbuf', sendbuf, type, spanOf(counts, displs));
+    const out = region('recvbuf', recvbuf, type, n);
+    // Every rank's block r lands in its own slot (this rank's copied too: recvbuf may overlap sendbuf).
+    const held = new Uint8Array(this.size * n * es);
+    const slot = (r: number): Uint8Array => held.subarray(r * n * es, (r + 1) * n * es);
+    slot(me).set(send.subarray(displs[me] * es, (displs[me] + n) * es));
+    const blocks: Block[] = [];
+    for (let r = 0; r < this.size; r++) {
+      if (r === me) continue;
+      if (n > 0) blocks.push({ peer: r, data: slot(r), send: false });
+      if (counts[r] > 0) blocks.push({ peer: r, data: send.subarray(displs[r] * es, (displs[r] + counts[r]) * es), send: true });
+    }
+    return this.exchange('reduce_scatterv', blocks, o, blocking, () => {
+      if (n > 0) {
+        out.set(slot(0));
+        for (let r = 1; r < this.size; r++) kernel(out, out, slot(r), n);
+      }
+      return recvbuf;
+    });
+  }
+
   private alltoallvCall(sendbuf: Buffer, sendCounts: readonly number[], recvbuf: Buffer, recvCounts: readonly number[], o: AlltoallvOptions | undefined, blocking: boolean): unknown {
     const type = resolveType(o?.datatype, sendbuf, recvbuf);
     checkCounts('sendCounts', sendCounts, this.size);

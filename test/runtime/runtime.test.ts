@@ -81,7 +81,7 @@ describe('the vector collectives', () => {
     [3, 1],
     [5, 2],
   ] as const) {
-    it(`gatherv, scatterv, allgatherv, alltoallv with uneven counts and displacements (${ranks} rank(s), ${nodes} node(s))`, async () => {
+    it(`gatherv, scatterv, allgatherv, alltoallv, reduceScatterv with uneven counts and displacements (${ranks} rank(s), ${nodes} node(s))`, async () => {
       expectPassed(await runJob('vector.ts', ranks, nodes), ranks);
     });
   }

@@ -1,15 +1,17 @@
 /**
- * The vector collectives (gatherv, scatterv, allgatherv, alltoallv) against values
- * computed here: uneven counts including zeros, default and gapped displacements,
- * every root, blocking and nonblocking, on the world and a reversed split; and their
- * argument errors.
+ * The vector collectives (gatherv, scatterv, allgatherv, alltoallv, reduceScatterv)
+ * against values computed here: uneven counts including zeros, default and gapped
+ * displacements, every root, blocking and nonblocking, a non-commutative operator
+ * folded in rank order, on the world and a reversed split; and their argument errors.
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { defineOp, init, type Communicator } from '../../../src/index.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });
 const report = new Report(world);
 const val = (r: number, i: number, salt: number): number => r * 1000 + i + salt * 100_000;
+/** Not commutative: a ∘ b = 3a + b (mod 2^31), so only a rank-order fold gives the reference. */
+const AFFINE = defineOp('vector-affine', { commutative: false, datatypes: ['int32'], combine: (a, b) => (Number(a) * 3 + Number(b)) % 2 ** 31 });
 
 async function check(comm: Communicator, tag: string): Promise<void> {
   const P = comm.size;
@@ -59,6 +61,28 @@ async function check(comm: Communicator, tag: string): Promise<void> {
     else comm.alltoallv(sb, sc, rb, rc, { rdispls: rd });
     report.ok(rc.every((c, i) => Array.from({ length: c }, (_, k) => rb[rd[i] + k] === i * 10_000 + me * 100 + k).every(Boolean)), `${tag} alltoallv round ${round}: ${Array.from(rb)}`);
   }
+  // reduceScatterv: rank r gets block r reduced over all ranks, sum and a rank-order fold.
+  for (let round = 0; round < 3; round++) {
+    const counts = Array.from({ length: P }, (_, r) => (r * 5 + round * 2) % 4); // zeros included
+    const at = counts.map((_, r) => counts.slice(0, r).reduce((a, b) => a + b, 0));
+    const x = (r: number, j: number, i: number): number => (r * 31 + j * 7 + i + round) % 97;
+    const sendbuf = new Int32Array(counts.reduce((a, b) => a + b, 0));
+    counts.forEach((c, j) => {
+      for (let i = 0; i < c; i++) sendbuf[at[j] + i] = x(me, j, i);
+    });
+    for (const op of ['sum', AFFINE] as const) {
+      const got = new Int32Array(counts[me]).fill(-1);
+      if (round === 1) await comm.ireduceScatterv(sendbuf, got, counts, { op });
+      else comm.reduceScatterv(sendbuf, got, counts, { op });
+      const want = Array.from({ length: counts[me] }, (_, i) => {
+        let acc = x(0, me, i);
+        for (let r = 1; r < P; r++) acc = op === 'sum' ? acc + x(r, me, i) : (acc * 3 + x(r, me, i)) % 2 ** 31;
+        return acc;
+      });
+      report.ok(Array.from(got).join() === want.join(), `${tag} reduceScatterv ${typeof op === 'string' ? op : op.name} round ${round}: ${Array.from(got)} vs ${want}`);
+    }
+  }
+  await report.throws('ArgumentError', 'counts must have one count per rank', `${tag} reduceScatterv short counts`, () => comm.reduceScatterv(new Int32Array(4), new Int32Array(1), []));
   await report.throws('ArgumentError', 'counts must have one count per rank', `${tag} short counts`, () => comm.allgatherv(new Int32Array(1), new Int32Array(8), []));
   await report.throws('ArgumentError', 'counts[0]', `${tag} negative count`, () => comm.gatherv(new Int32Array(1), null, Array.from({ length: P }, (_, r) => (r === 0 ? -1 : 1))));
   await report.throws('ArgumentError', 'sends itself', `${tag} alltoallv self mismatch`, () =>
