@@ -31,8 +31,8 @@
 import { ScheduleError } from '../core/errors.js';
 import { flatTopology, type Topology } from '../schedule/topology.js';
 import type { Schedule, Step } from '../schedule/types.js';
-import { EventHeap } from './event-heap.js';
-import { MinHeap } from './heap.js';
+import { EventQueue } from '../core/event-queue.js';
+import { MinHeap } from '../core/min-heap.js';
 import { reduceTime, type LinkClass, type LinkCost, type Machine } from './machine.js';
 import { zeroTerms, type CostTerms } from './terms.js';
 
@@ -168,8 +168,9 @@ export function evaluateDag(schedule: Schedule, machine: Machine, o: DagOptions 
   const byIndex = (a: number, b: number): boolean => a < b;
   const now: MinHeap<number>[] = Array.from({ length: P }, () => new MinHeap<number>(byIndex));
 
-  const events = new EventHeap();
-  const push = (t: number, kind: number, id: number): void => events.push(t, kind * KIND + id);
+  // Ordered by time, then kind, then step or rank id (the key), as the simulator's queue.
+  const events = new EventQueue();
+  const push = (t: number, kind: number, id: number): void => events.pushKeyed(t, kind, id, 0, kind * KIND + id);
   // Earliest pending CPU decision per rank: later duplicates are not queued.
   const pendingDecide = new Float64Array(P).fill(Infinity);
   const decide = (t: number, r: number): void => {
@@ -204,11 +205,10 @@ export function evaluateDag(schedule: Schedule, machine: Machine, o: DagOptions 
   };
 
   let completed = 0;
-  for (let t = events.peekTime(); t !== undefined; t = events.peekTime()) {
-    const key = events.peekKey();
-    events.pop();
-    const kind = Math.floor(key / KIND);
-    const id = key - kind * KIND;
+  while (events.pop()) {
+    const t = events.popTime;
+    const kind = events.popKind;
+    const id = events.popA;
     if (kind === EV_COMPLETE) {
       const g = id;
       const r = rankOf[g];

@@ -20,10 +20,10 @@
  */
 import { DeadlockError, ScheduleError } from '../core/errors.js';
 import type { RankSchedule } from '../schedule/types.js';
-import { EventQueue, KEY_CLASS } from './event-queue.js';
+import { EventQueue, KEY_CLASS } from '../core/event-queue.js';
 import type { Network } from './network.js';
 import type { NoiseModel } from './noise.js';
-import { mixSeed, nextUniform } from './random.js';
+import { mixSeed, nextUniform } from '../core/random.js';
 import * as S from './store.js';
 import { Wormhole, WORM_EVENT_BASE, type WormholeHost, type WormholeSpec } from './wormhole.js';
 

@@ -12,7 +12,7 @@
  * Arrival skew (different start times per rank) is drawn here too.
  */
 import { ArgumentError } from '../core/errors.js';
-import { mixSeed, nextUniform, Rng } from './random.js';
+import { mixSeed, nextUniform, Rng } from '../core/random.js';
 import { parseQuantity } from './machine.js';
 
 export interface PeriodicNoise {

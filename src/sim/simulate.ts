@@ -22,7 +22,7 @@ import { fatTreeLevels, gammaOf, validateMachine, type MachineSpec } from './mac
 import { buildNetwork, type Network } from './network.js';
 import { drawSkew, NoiseModel, validateNoise, type NoiseSpec, type SkewSpec } from './noise.js';
 import { place, type Placement } from './placement.js';
-import { mixSeed } from './random.js';
+import { mixSeed } from '../core/random.js';
 import { resolveF } from '../model/nbl.js';
 import { summarize, type Distribution } from './stats.js';
 

@@ -37,9 +37,9 @@
  * is granted when the last branch holds its ejection link; the caller computes the
  * data phase and releases the tree after the combined ack and EOP.
  */
-import type { EventQueue } from './event-queue.js';
+import type { EventQueue } from '../core/event-queue.js';
 import { FatTree, type Network } from './network.js';
-import { mixSeed, nextUniform } from './random.js';
+import { mixSeed, nextUniform } from '../core/random.js';
 
 /** Wormhole parameters of a network. */
 export interface WormholeSpec {

@@ -13,7 +13,7 @@ import type { NicAllgather } from '../../src/offload/protocols/allgather_node.js
 import { allgatherCodec, type AllgatherPacket } from '../../src/offload/protocols/allgather_packets.js';
 import { doublingSteps, RecursiveDoublingAllgather } from '../../src/offload/protocols/allgather_rd.js';
 import { hopParent, hopTargets } from '../../src/offload/protocols/hopping.js';
-import { Prng } from '../../src/offload/protocols/prng.js';
+import { Rng } from '../../src/core/random.js';
 import { SimNetwork } from '../../src/offload/protocols/sim_network.js';
 import { ceilLog } from '../../src/schedule/partition.js';
 
@@ -63,7 +63,7 @@ function runAllgather(c: AllgatherRun): AllgatherResult {
     size: c.P, seed: c.seed, loss: c.loss, duplicate: c.duplicate, minDelay: 1, maxDelay: c.maxDelay ?? 1,
     codec: c.framed ? allgatherCodec : undefined,
   });
-  const host = new Prng(c.seed * 7 + 1);
+  const host = new Rng(c.seed * 7 + 1);
   const results = Array.from({ length: c.P }, () => [] as Uint8Array[]);
   const dataIn = Array.from({ length: c.P }, () => new Array<number>(c.ops).fill(0));
   let nacks = 0;

@@ -9,7 +9,7 @@ import { AckBarrier } from '../../src/offload/protocols/ack_barrier.js';
 import { BARRIER_ALGORITHMS, barrierPattern, type BarrierAlgorithm } from '../../src/offload/protocols/barrier_pattern.js';
 import { barrierCodec, type BarrierPacket } from '../../src/offload/protocols/barrier_packets.js';
 import { NicBarrier, type BarrierStats } from '../../src/offload/protocols/nic_barrier.js';
-import { Prng } from '../../src/offload/protocols/prng.js';
+import { Rng } from '../../src/core/random.js';
 import { SimNetwork } from '../../src/offload/protocols/sim_network.js';
 import { ceilLog, floorPow2 } from '../../src/schedule/partition.js';
 
@@ -50,7 +50,7 @@ function runBarriers(c: BarrierRun): BarrierResult {
     maxDelay: c.maxDelay ?? 1,
     codec: c.framed ? barrierCodec : undefined,
   });
-  const hostRng = new Prng(c.seed ^ 0x5bd1e995);
+  const hostRng = new Rng(c.seed ^ 0x5bd1e995);
   const enter = Array.from({ length: c.barriers }, () => new Array<number>(c.P).fill(Number.NaN));
   const leave = Array.from({ length: c.barriers }, () => new Array<number>(c.P).fill(Number.NaN));
   const packets: Record<BarrierPacket['kind'], number> = { barrier: 0, 'barrier-nack': 0, 'barrier-ack': 0 };

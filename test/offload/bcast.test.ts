@@ -12,7 +12,7 @@ import {
   type BroadcastTree,
 } from '../../src/offload/protocols/bcast_tree.js';
 import { bcastCodec, type BcastPacket } from '../../src/offload/protocols/bcast_packets.js';
-import { Prng } from '../../src/offload/protocols/prng.js';
+import { Rng } from '../../src/core/random.js';
 import { SimNetwork, type PacketEvent } from '../../src/offload/protocols/sim_network.js';
 import { TreeBroadcast, type TreeBroadcastStats } from '../../src/offload/protocols/tree_broadcast.js';
 import type { ParamValue } from '../../src/schedule/context.js';
@@ -70,7 +70,7 @@ function runBcast(c: BcastRun): BcastResult {
     codec: c.framed ? bcastCodec : undefined,
   });
   c.faults?.(net);
-  const rng = new Prng(c.seed + 17);
+  const rng = new Rng(c.seed + 17);
   const sent = c.sizes.map((n) => Uint8Array.from({ length: n }, () => rng.int(256)));
   const received = Array.from({ length: c.P }, () => [] as Uint8Array[]);
   const released = Array.from({ length: c.P }, () => [] as number[]);

@@ -6,7 +6,6 @@
 export * from './packet_network.js';
 export { FrameMux } from './frame_mux.js';
 export { SimNetwork, type SimNetworkOptions, type SimNetworkStats, type PacketEvent } from './sim_network.js';
-export { Prng } from './prng.js';
 export { BitVector } from './bitvector.js';
 
 export { barrierPattern, BARRIER_ALGORITHMS, type BarrierAlgorithm, type BarrierPattern, type BarrierStep } from './barrier_pattern.js';

@@ -13,9 +13,9 @@
  * Events at equal times run in the order they were scheduled, so a run is a pure
  * function of the seed, the options and the protocol code.
  */
-import { MinHeap } from '../../model/heap.js';
+import { MinHeap } from '../../core/min-heap.js';
 import type { PacketCodec, PacketHandler, ProtocolEnv, TimerHandle } from './packet_network.js';
-import { Prng } from './prng.js';
+import { Rng } from '../../core/random.js';
 
 export interface SimNetworkOptions<P> {
   readonly size: number;
@@ -70,7 +70,7 @@ type Listener<P> = (e: PacketEvent<P>) => void;
 export class SimNetwork<P> {
   readonly size: number;
   readonly stats: SimNetworkStats = { sent: 0, delivered: 0, dropped: 0, duplicated: 0 };
-  private readonly rng: Prng;
+  private readonly rng: Rng;
   private readonly loss: number;
   private readonly duplicate: number;
   private readonly minDelay: number;
@@ -90,7 +90,7 @@ export class SimNetwork<P> {
   constructor(o: SimNetworkOptions<P>) {
     if (!Number.isInteger(o.size) || o.size < 1) throw new RangeError(`size must be a positive integer, got ${o.size}`);
     this.size = o.size;
-    this.rng = new Prng(o.seed);
+    this.rng = new Rng(o.seed);
     this.loss = o.loss ?? 0;
     this.duplicate = o.duplicate ?? 0;
     this.minDelay = o.minDelay ?? 1;

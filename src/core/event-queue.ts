@@ -1,6 +1,6 @@
 /**
- * The simulator's event queue: a 4-ary min-heap in typed arrays, keyed by (time,
- * key). The key is one exact integer in a double: class · 2^51 + sub-key. `push`
+ * The event queue of the simulator (sim/engine.ts) and the DAG evaluator
+ * (model/dag.ts): a 4-ary min-heap in typed arrays, keyed by (time, key). The key is one exact integer in a double: class · 2^51 + sub-key. `push`
  * uses class 0 and the insertion sequence; `pushKeyed` sets class and sub-key, which
  * is how the engine imposes the tie-breaking order of docs/cost-semantics.md
  * (completions, then arrivals by sender rank and step, then CPU decisions by rank).

@@ -1,4 +1,9 @@
-/** A binary min-heap ordered by a comparison function (the evaluators' event queues). */
+/**
+ * A binary min-heap of arbitrary items ordered by a comparison function: for queues
+ * of objects or of orders other than (time, key) (the DAG evaluator's startable steps
+ * per rank, the simulated packet network's deliveries). Timed events use the typed
+ * EventQueue (event-queue.ts).
+ */
 export class MinHeap<T> {
   private readonly items: T[] = [];
   constructor(private readonly less: (a: T, b: T) => boolean) {}
