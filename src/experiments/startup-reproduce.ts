@@ -14,8 +14,8 @@ import { median } from '../core/stats.js';
 import { createRow, encodeIds, peersOf } from '../transport/tcp/endpoint-ids.js';
 import { launch } from '../runtime/launcher.js';
 import { ringRequest, ringUp } from '../launch/daemon/ring.js';
-import { exchangeEndpoints } from '../launch/startup/node-exchange.js';
-import { LauncherExchange, type ExchangeReply, type StartupScheme } from '../launch/startup/schemes.js';
+import { exchangeInProcess } from '../launch/startup/node-exchange.js';
+import { LauncherExchange, type StartupScheme } from '../launch/startup/schemes.js';
 import { localAgent } from './startup.js';
 
 const S = 'seed 003';
@@ -56,15 +56,7 @@ export async function reproduceStartup(o: { quick?: boolean } = {}): Promise<Che
 
   // The ring over real sockets: each node's traffic and what it ends up with.
   const n = 16;
-  const ring = new LauncherExchange('bootstrap', n);
-  const replies: ((r: ExchangeReply) => void)[] = [];
-  const waits = Array.from({ length: n }, (_, i) => new Promise<ExchangeReply>((resolve) => (replies[i] = resolve)));
-  const secret = Buffer.alloc(32, 3);
-  const res = await Promise.all(
-    Array.from({ length: n }, (_, node) =>
-      exchangeEndpoints({ scheme: 'bootstrap', node, nodes: n, address: { host: '127.0.0.1', port: 3000 + node }, secret, bindHost: '127.0.0.1', send: (m) => ring.receive(node, m)?.forEach((r, j) => replies[j](r)), reply: () => waits[node] }),
-    ),
-  );
+  const { results: res } = await exchangeInProcess('bootstrap', n, Buffer.alloc(32, 3), 3000);
   const complete = res.every((r, j) => res.every((p, i) => i === j || r.ids.theirs[i] === p.ids.mine[j]));
   const msgs = res.map((r) => r.counters.ring?.messagesSent ?? -1);
   const bytes = res.map((r) => r.counters.ring?.idBytesSent ?? -1);

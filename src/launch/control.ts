@@ -13,6 +13,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import { TransportError } from '../core/errors.js';
 import { readLines } from './lines.js';
+import { parseAddress } from '../transport/tcp/device.js';
 
 export interface ControlLink<In, Out> {
   /** Send a message; `then` runs once it is handed to the channel (or dropped: the channel is closed). */
@@ -167,6 +168,11 @@ export class ControlServer {
   }
 }
 
+/** The arguments that tell a node process (node-main) where its launcher waits and who it is. */
+export function nodeControlArgs(targets: readonly string[], node: number, jobId: string): string[] {
+  return ['--control', targets.join(','), '--node', String(node), '--job', jobId];
+}
+
 /**
  * Connect a node to the launcher's control server: try each `host:port` candidate in
  * order (the launcher lists its addresses; the first that answers wins), prove the
@@ -182,9 +188,7 @@ export async function connectControl(
 ): Promise<{ link: ControlLink<unknown, unknown>; localAddress: string }> {
   const errors: string[] = [];
   for (const c of candidates) {
-    const i = c.lastIndexOf(':');
-    const host = c.slice(0, i).replace(/^\[|\]$/g, '');
-    const port = Number(c.slice(i + 1));
+    const { host, port } = parseAddress(c);
     try {
       return await attempt(host, port, jobId, node, secret, connectTimeoutMs);
     } catch (e) {

@@ -160,7 +160,7 @@ export function combineReports(o: {
               idBytesSent: sum((r) => r.startup?.ring?.idBytesSent ?? 0),
               connections: sum((r) => r.startup?.ring?.connections ?? 0),
             },
-            ms: reports.reduce((m, r) => Math.min(m, r.startup?.ms ?? m), reports[0]?.startup?.ms ?? 0),
+            ms: minOr0(reports.flatMap((r) => (r.startup ? [r.startup.ms] : []))),
             expected: expectedCounts(o.startup.scheme, o.nodeCount),
           },
         }
@@ -172,3 +172,5 @@ export function combineReports(o: {
 function round(x: number): number {
   return Math.round(x * 10) / 10;
 }
+
+const minOr0 = (xs: readonly number[]): number => (xs.length ? Math.min(...xs) : 0);

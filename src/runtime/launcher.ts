@@ -23,7 +23,7 @@ import { combineReports, type JobReport, type NodeReport, type RingLaunchReport 
 import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import { DEFAULT_STARTUP, LauncherExchange, parseStartupScheme, type EndpointsMessage, type StartupScheme } from '../launch/startup/schemes.js';
-import { ControlServer, ipcChildLink, type ControlLink } from '../launch/control.js';
+import { ControlServer, ipcChildLink, nodeControlArgs, type ControlLink } from '../launch/control.js';
 import { controlAddresses, isLocalHost, mapRanks, type HostSlots } from '../launch/hosts.js';
 import { shellQuote } from '../launch/shell.js';
 import { readLines } from '../launch/lines.js';
@@ -302,7 +302,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   let ringLaunch: RingLaunchReport | undefined;
   if (o.ring) exits.push(...startThroughRing(o.ring));
   for (let n = 0; n < (o.ring ? 0 : nodes); n++) {
-    const control = ['--control', controlTargets.join(','), '--node', String(n), '--job', job.jobId];
+    const control = nodeControlArgs(controlTargets, n, job.jobId);
     let child: ChildProcess;
     if (!placed) child = spawn(process.execPath, nodeCmd, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: nodeEnv });
     else if (!remote[n]) child = spawn(process.execPath, [...nodeCmd, ...control], { stdio: ['pipe', 'pipe', 'pipe'], env: nodeEnv });

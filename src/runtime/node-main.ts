@@ -34,7 +34,7 @@ import { nodeLayout } from '../offload/engine/node-layout.js';
 import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
-import { TcpDevice } from '../transport/tcp/device.js';
+import { addressText, TcpDevice } from '../transport/tcp/device.js';
 import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import type { ExchangeReply } from '../launch/startup/schemes.js';
 import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
@@ -82,6 +82,8 @@ let finishing = false;
 link.onClose(() => process.exit(finishing ? 0 : 1));
 /** A TCP control channel (a node on another host, or started by a daemon). */
 const tcpControl = !task && !taskNode && !process.send;
+/** Started by a daemon (`--output control`): the ranks' output goes over the control channel (output()). */
+const outputOverControl = process.argv.includes('--output') && process.argv[process.argv.indexOf('--output') + 1] === 'control';
 
 /**
  * The control channel: IPC when the launcher spawned this process on its machine;
@@ -230,7 +232,7 @@ if (spec.nodeCount > 1) {
     if (task) signalReady(task.ready, `cannot listen on ${spec.bindHost}: ${e.message} (set COLL_BIND to an address of this host)`);
     throw e;
   });
-  listenedOn = `${address.host}:${address.port}`;
+  listenedOn = addressText(address);
   const exchanged = await exchangeEndpoints({
     scheme: spec.startup,
     node,
@@ -395,7 +397,7 @@ function startWorker(url: URL, options: WorkerOptions): Worker {
  * channel as { type: 'output', stream, text } messages, ahead of 'done' on the same link.
  */
 function output(stream: 'stdout' | 'stderr'): (text: string) => void {
-  if (process.argv.includes('--output') && process.argv[process.argv.indexOf('--output') + 1] === 'control') return (text) => send({ type: 'output', stream, text });
+  if (outputOverControl) return (text) => send({ type: 'output', stream, text });
   const out = stream === 'stdout' ? process.stdout : process.stderr;
   return (text) => void out.write(text);
 }

@@ -14,7 +14,7 @@ import { openKvs } from '../launch/external.js';
 import type { Kvs } from '../launch/kvs.js';
 import { decodeIds, encodeIds } from '../transport/tcp/endpoint-ids.js';
 import type { EndpointsMessage, ExchangeReply, StartupScheme } from '../launch/startup/schemes.js';
-import type { PeerAddress } from '../transport/tcp/device.js';
+import { addressText, parseAddress } from '../transport/tcp/device.js';
 import type { TaskData } from './task.js';
 
 const SECRET_KEY = 'coll-secret';
@@ -28,40 +28,35 @@ export const DEFAULT_STARTUP_MS = 120_000;
  * endpoint, fence, get the two neighbours' only.
  */
 async function endpointsThroughKvs(kvs: Kvs, me: number, n: number, scheme: StartupScheme, m: EndpointsMessage): Promise<ExchangeReply> {
-  const text = (a: PeerAddress): string => `${a.host}:${a.port}`;
-  const address = (v: string): PeerAddress => {
-    const i = v.lastIndexOf(':');
-    return { host: v.slice(0, i), port: Number(v.slice(i + 1)) };
-  };
   const all = <T>(f: (r: number) => Promise<T>): Promise<T[]> => Promise.all(Array.from({ length: n }, (_, r) => f(r)));
   if (scheme === 'original') {
-    await kvs.put('coll-row', `${text(m.address)},${m.ids}`);
+    await kvs.put('coll-row', `${addressText(m.address)},${m.ids}`);
     await kvs.fence();
     const rows = await all((r) => kvs.get(r, 'coll-row').then((v) => v.split(',')));
     const table = rows.map(([, ids]) => decodeIds(ids, n - 1));
     const joined = new Uint32Array(n * (n - 1));
     table.forEach((row, i) => joined.set(row, i * (n - 1)));
-    return { type: 'peers', addresses: rows.map(([a]) => address(a)), table: encodeIds(joined) };
+    return { type: 'peers', addresses: rows.map(([a]) => parseAddress(a)), table: encodeIds(joined) };
   }
   if (scheme === 'reassembly') {
     const ids = decodeIds(m.ids, n - 1);
-    await kvs.put('coll-addr', text(m.address));
+    await kvs.put('coll-addr', addressText(m.address));
     for (let j = 0, k = 0; j < n; j++) if (j !== me) await kvs.put(`coll-id-${j}`, String(ids[k++]));
     await kvs.fence();
-    const addresses = await all((r) => kvs.get(r, 'coll-addr').then(address));
+    const addresses = await all((r) => kvs.get(r, 'coll-addr').then(parseAddress));
     const column = await Promise.all(addresses.map((_, i) => i).filter((i) => i !== me).map((i) => kvs.get(i, `coll-id-${me}`).then(Number)));
     return { type: 'peers', addresses, column: encodeIds(Uint32Array.from(column)) };
   }
   if (!m.ring) throw new Error('the bootstrap scheme needs a ring address');
-  await kvs.put('coll-ring', `${text(m.ring)},${m.ids}`);
+  await kvs.put('coll-ring', `${addressText(m.ring)},${m.ids}`);
   await kvs.fence();
   const l = (me - 1 + n) % n;
   const r = (me + 1) % n;
   const [lv, rv] = await Promise.all([kvs.get(l, 'coll-ring'), kvs.get(r, 'coll-ring')].map((p) => p.then((v) => v.split(','))));
   return {
     type: 'ring',
-    lhs: { node: l, ring: address(lv[0]), id: decodeIds(lv[1], 2)[1] },
-    rhs: { node: r, ring: address(rv[0]), id: decodeIds(rv[1], 2)[0] },
+    lhs: { node: l, ring: parseAddress(lv[0]), id: decodeIds(lv[1], 2)[1] },
+    rhs: { node: r, ring: parseAddress(rv[0]), id: decodeIds(rv[1], 2)[0] },
   };
 }
 

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BootstrapRing } from '../../src/launch/startup/bootstrap-ring.js';
-import { exchangeEndpoints } from '../../src/launch/startup/node-exchange.js';
-import { LauncherExchange, expectedCounts, parseStartupScheme, STARTUP_SCHEMES, type EndpointsMessage, type ExchangeReply, type StartupScheme } from '../../src/launch/startup/schemes.js';
+import { exchangeInProcess } from '../../src/launch/startup/node-exchange.js';
+import { LauncherExchange, expectedCounts, parseStartupScheme, STARTUP_SCHEMES } from '../../src/launch/startup/schemes.js';
 import { TcpDevice } from '../../src/transport/tcp/device.js';
 import { ID_BYTES, type PairIds } from '../../src/transport/tcp/endpoint-ids.js';
 import { SPACE_COLL, type FrameHeader } from '../../src/transport/types.js';
@@ -19,33 +19,11 @@ import { wheres } from './where.js';
 
 const secret = Buffer.alloc(32, 5);
 
-/** N nodes exchanging through an in-process launcher, as node-main and launcher.ts do (the ring over real sockets). */
-async function exchange(scheme: StartupScheme, n: number) {
-  const launcher = new LauncherExchange(scheme, n);
-  const replies: ((r: ExchangeReply) => void)[] = [];
-  const waiting = Array.from({ length: n }, (_, i) => new Promise<ExchangeReply>((resolve) => (replies[i] = resolve)));
-  const results = await Promise.all(
-    Array.from({ length: n }, (_, node) =>
-      exchangeEndpoints({
-        scheme,
-        node,
-        nodes: n,
-        address: { host: '127.0.0.1', port: 10_000 + node },
-        secret,
-        bindHost: '127.0.0.1',
-        send: (m: EndpointsMessage) => launcher.receive(node, m)?.forEach((r, j) => replies[j](r)),
-        reply: () => waiting[node],
-      }),
-    ),
-  );
-  return { launcher: launcher.counters, results };
-}
-
 describe('start-up exchange', () => {
   for (const scheme of STARTUP_SCHEMES) {
     it(`${scheme}: each node gets its column and every address; the counters are the seed's volumes (N = 2..9)`, async () => {
       for (let n = 2; n <= 9; n++) {
-        const { launcher, results } = await exchange(scheme, n);
+        const { launcher, results } = await exchangeInProcess(scheme, n, secret);
         const expected = expectedCounts(scheme, n);
         expect(launcher).toEqual(expected.launcher);
         for (let j = 0; j < n; j++) {

@@ -12,6 +12,15 @@ import { SPACE_COLL, type FrameHeader } from '../../src/transport/types.js';
 // Signatures use all 16 bits (the top one too) and survive the trip.
 const header = (i: number, total: number): FrameHeader => ({ context: 3, space: SPACE_COLL, sig: (i * 4099 + 0x8001) & 0xffff, tag: 7, src: 0, dst: 1, index: i, total, offset: 0 });
 
+/** Two listening devices on loopback that know each other's addresses. */
+async function pair(secret: Buffer): Promise<[TcpDevice, TcpDevice]> {
+  const mk = (node: number) => new TcpDevice({ node, secret, bindHost: '127.0.0.1', onError: () => {} });
+  const devices: [TcpDevice, TcpDevice] = [mk(0), mk(1)];
+  const peers = [await devices[0].listen(), await devices[1].listen()];
+  for (const d of devices) d.setPeers(peers);
+  return devices;
+}
+
 describe('FrameParser', () => {
   it('reassembles frames split at every byte boundary', () => {
     const frames: Buffer[] = [];
@@ -70,13 +79,7 @@ describe('TcpDevice', () => {
   });
 
   it('holds frames that arrive before a receiver is attached, and delivers them in order', async () => {
-    const secret = Buffer.alloc(32, 5);
-    const mk = (node: number) => new TcpDevice({ node, secret, bindHost: '127.0.0.1', onError: () => {} });
-    const a = mk(0);
-    const b = mk(1);
-    const peers = [await a.listen(), await b.listen()];
-    a.setPeers(peers);
-    b.setPeers(peers);
+    const [a, b] = await pair(Buffer.alloc(32, 5));
     let sent = 0;
     for (let i = 0; i < 5; i++) a.send(1, header(i, 8), new Uint8Array(8).fill(i), () => sent++);
     const deadline = Date.now() + 10_000;
@@ -92,13 +95,7 @@ describe('TcpDevice', () => {
   });
 
   it('closing right after sending (the connection still in its handshake) delivers the frames first', async () => {
-    const secret = Buffer.alloc(32, 6);
-    const mk = (node: number) => new TcpDevice({ node, secret, bindHost: '127.0.0.1', onError: () => {} });
-    const a = mk(0);
-    const b = mk(1);
-    const peers = [await a.listen(), await b.listen()];
-    a.setPeers(peers);
-    b.setPeers(peers);
+    const [a, b] = await pair(Buffer.alloc(32, 6));
     const got: number[] = [];
     b.onFrame = (_from, h) => got.push(h.index);
     // A node whose ranks returned right after their last send closes its device at once.

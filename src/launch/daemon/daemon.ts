@@ -15,10 +15,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
-import { connectControl, ControlServer, type ControlLink } from '../control.js';
+import { connectControl, ControlServer, nodeControlArgs, type ControlLink } from '../control.js';
 import { readLines } from '../lines.js';
 import { CLIENT, jobSecret, ringJobId, type DaemonMessage, type LaunchRequest } from './protocol.js';
-import type { PeerAddress } from '../../transport/tcp/device.js';
+import { addressText, type PeerAddress } from '../../transport/tcp/device.js';
 
 type Link = ControlLink<DaemonMessage, DaemonMessage>;
 type Circulating = Extract<DaemonMessage, { type: 'launch' | 'status' | 'exit' }> & { origin?: number };
@@ -78,7 +78,7 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
     members = m.members;
     for (const [node, link] of early.splice(0)) adoptLeft(node, link);
     const next = members[(o.member + 1) % n()];
-    connectControl([`${next.host}:${next.port}`], jobId, o.member, o.secret).then(
+    connectControl([addressText(next)], jobId, o.member, o.secret).then(
       (c) => {
         right = c.link as Link;
         right.onClose(() => {
@@ -152,7 +152,7 @@ export async function runDaemon(o: DaemonOptions): Promise<void> {
     for (const { node } of r.nodes.filter((x) => x.member === o.member)) {
       try {
         const [cmd, ...args] = r.argv;
-        const child = spawn(cmd, [...args, '--control', r.control.join(','), '--node', String(node), '--job', r.jobId, '--output', 'control'], {
+        const child = spawn(cmd, [...args, ...nodeControlArgs(r.control, node, r.jobId), '--output', 'control'], {
           cwd: r.cwd,
           env: { ...process.env, ...r.env },
           stdio: ['pipe', 'pipe', 'pipe'],

@@ -12,7 +12,7 @@ import { connectControl, ControlServer, type ControlLink } from '../control.js';
 import { controlAddresses, isLocalHost, type HostSlots } from '../hosts.js';
 import { readLines } from '../lines.js';
 import { shellQuote } from '../shell.js';
-import type { PeerAddress } from '../../transport/tcp/device.js';
+import { addressText, type PeerAddress } from '../../transport/tcp/device.js';
 import { CLIENT, ringJobId, type DaemonMessage, type RingFile, type RingMember } from './protocol.js';
 
 type Link = ControlLink<DaemonMessage, DaemonMessage>;
@@ -101,7 +101,7 @@ export async function ringUp(o: { hosts: readonly HostSlots[]; agent: string; ti
 /** Send one request into the ring (through the first daemon that answers) and wait for its answer. */
 export async function ringRequest(ring: RingFile, m: DaemonMessage, timeoutMs = 60_000): Promise<DaemonMessage> {
   const { link } = await connectControl(
-    ring.members.map((x) => `${x.address.host}:${x.address.port}`),
+    ring.members.map((x) => addressText(x.address)),
     ringJobId(ring.id),
     CLIENT,
     ring.secret,

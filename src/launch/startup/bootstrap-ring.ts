@@ -16,7 +16,7 @@ import net from 'node:net';
 import { TransportError } from '../../core/errors.js';
 import { acceptHandshake, connectHandshake } from '../../transport/tcp/handshake.js';
 import { decodeIds, encodeIds, ID_BYTES, pairKey, peersOf, rowOf } from '../../transport/tcp/endpoint-ids.js';
-import type { PeerAddress } from '../../transport/tcp/device.js';
+import { addressText, listenOn, parseAddress, type PeerAddress } from '../../transport/tcp/device.js';
 import { readLines } from '../lines.js';
 import type { ExchangeCounters, RingPeer } from './schemes.js';
 
@@ -59,13 +59,7 @@ export class BootstrapRing {
   /** Open this node's ring endpoint (before the exchange: its address goes to the launcher). */
   static async open(bindHost: string, nodes: number): Promise<BootstrapRing> {
     const server = net.createServer();
-    const address = await new Promise<PeerAddress>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, bindHost, () => {
-        const a = server.address() as net.AddressInfo;
-        resolve({ host: bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost, port: a.port });
-      });
-    });
+    const address = await listenOn(server, bindHost);
     const tokens = new Uint32Array(2);
     do crypto.getRandomValues(tokens);
     while (tokens[0] === 0 || tokens[1] === 0);
@@ -126,7 +120,7 @@ export class BootstrapRing {
         const s = net.connect(o.rhs.ring.port, o.rhs.ring.host);
         this.sockets.add(s);
         s.setNoDelay(true);
-        s.once('error', (e) => reject(new TransportError(`node ${node}: cannot reach the right ring neighbour (node ${o.rhs.node}) at ${o.rhs.ring.host}:${o.rhs.ring.port}: ${e.message}`)));
+        s.once('error', (e) => reject(new TransportError(`node ${node}: cannot reach the right ring neighbour (node ${o.rhs.node}) at ${addressText(o.rhs.ring)}: ${e.message}`)));
         s.once('connect', () => connectHandshake(s, rightKey, node, o.rhs.node).then(() => resolve(s), reject));
       });
       counters.connections++;
@@ -135,7 +129,7 @@ export class BootstrapRing {
         counters.messagesSent++;
         counters.idBytesSent += rowBytes;
       };
-      send({ o: node, a: `${o.address.host}:${o.address.port}`, ids: encodeIds(peersOf(o.row, node)) });
+      send({ o: node, a: addressText(o.address), ids: encodeIds(peersOf(o.row, node)) });
       const leftSocket = await left;
       counters.connections++;
       await new Promise<void>((resolve, reject) => {
@@ -147,8 +141,7 @@ export class BootstrapRing {
           counters.idBytesReceived += rowBytes;
           // Forward first (the pipeline), then keep what is meant for this node.
           if ((node + 1) % nodes !== m.o) send(m);
-          const i = m.a.lastIndexOf(':');
-          addresses[m.o] = { host: m.a.slice(0, i), port: Number(m.a.slice(i + 1)) };
+          addresses[m.o] = parseAddress(m.a);
           theirs[m.o] = rowOf(decodeIds(m.ids, nodes - 1), m.o)[node];
           if (counters.messagesReceived === nodes - 1) resolve();
         };

@@ -7,7 +7,7 @@
 import { ID_BYTES, createRow, decodeIds, encodeIds, peersOf, rowOf, type PairIds } from '../../transport/tcp/endpoint-ids.js';
 import type { PeerAddress } from '../../transport/tcp/device.js';
 import { BootstrapRing } from './bootstrap-ring.js';
-import type { EndpointsMessage, ExchangeCounters, ExchangeReply, StartupScheme } from './schemes.js';
+import { LauncherExchange, type EndpointsMessage, type ExchangeCounters, type ExchangeReply, type StartupScheme } from './schemes.js';
 
 /** This node's part of the job report's `startup` section. */
 export interface NodeExchangeCounters {
@@ -67,4 +67,30 @@ export async function exchangeEndpoints(o: {
   }
   const column = decodeIds(reply.column, nodes - 1);
   return done([...reply.addresses], rowOf(column, node), { control: control(nodes - 1) });
+}
+
+/**
+ * N nodes exchanging in this process through an in-process launcher, as node-main and
+ * launcher.ts do (the bootstrap ring over real loopback sockets; node i claims data
+ * address 127.0.0.1:basePort+i): the launcher's counters and every node's result.
+ */
+export async function exchangeInProcess(scheme: StartupScheme, n: number, secret: Buffer, basePort = 10_000): Promise<{ launcher: ExchangeCounters; results: ExchangeResult[] }> {
+  const launcher = new LauncherExchange(scheme, n);
+  const replies: ((r: ExchangeReply) => void)[] = [];
+  const waiting = Array.from({ length: n }, (_, i) => new Promise<ExchangeReply>((resolve) => (replies[i] = resolve)));
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, node) =>
+      exchangeEndpoints({
+        scheme,
+        node,
+        nodes: n,
+        address: { host: '127.0.0.1', port: basePort + node },
+        secret,
+        bindHost: '127.0.0.1',
+        send: (m) => launcher.receive(node, m)?.forEach((r, j) => replies[j](r)),
+        reply: () => waiting[node],
+      }),
+    ),
+  );
+  return { launcher: launcher.counters, results };
 }

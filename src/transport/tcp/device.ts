@@ -25,6 +25,28 @@ export interface PeerAddress {
   readonly port: number;
 }
 
+/** `host:port`, as addresses travel in messages, key-value stores and command lines. */
+export function addressText(a: PeerAddress): string {
+  return `${a.host}:${a.port}`;
+}
+
+/** The inverse of addressText: the port follows the last colon; IPv6 brackets are dropped. */
+export function parseAddress(text: string): PeerAddress {
+  const i = text.lastIndexOf(':');
+  return { host: text.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(text.slice(i + 1)) };
+}
+
+/** Listen on `bindHost` (port chosen by the system); the address peers reach it at (a wildcard bind: loopback). */
+export function listenOn(server: net.Server, bindHost: string): Promise<PeerAddress> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, bindHost, () => {
+      const a = server.address() as net.AddressInfo;
+      resolve({ host: bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost, port: a.port });
+    });
+  });
+}
+
 export interface TcpDeviceOptions {
   readonly node: number;
   readonly secret: Buffer;
@@ -161,13 +183,7 @@ export class TcpDevice implements NodeLink {
 
   /** Start listening on the bind host (port chosen by the system). */
   listen(): Promise<PeerAddress> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, this.o.bindHost, () => {
-        const a = this.server.address() as net.AddressInfo;
-        resolve({ host: this.o.bindHost === '0.0.0.0' || this.o.bindHost === '::' ? '127.0.0.1' : this.o.bindHost, port: a.port });
-      });
-    });
+    return listenOn(this.server, this.o.bindHost);
   }
 
   /**
