@@ -34,6 +34,12 @@ export interface Phase {
 
 export interface Plan {
   readonly shm: boolean;
+  /**
+   * The flat path's direct mode (runtime/shm-direct.ts): blocks that do not fit a slot,
+   * moved between the users' buffers in place. `phases` then hold the schedule run
+   * instead when some rank cannot share its buffer.
+   */
+  readonly direct: boolean;
   readonly phases: readonly Phase[];
   readonly kernel: Kernel | undefined;
   /** Human-readable algorithm description, e.g. "allreduce/ring + bcast/binomial". */
@@ -81,17 +87,46 @@ export const SHM_FLAT_DESCRIPTION =
   'runtime path, not a schedule: every rank writes its block into its slot of the communicator\'s shared block and readers take what they need in place (reductions fold in rank order); ' +
   'the automatic choice on one node for blocks up to 64 KiB. Requires a communicator on one node whose slots hold the call.';
 
+/** The flat path's direct mode, nameable as `{ algorithm: 'shm_direct' }` for every collective that moves data. */
+export const SHM_DIRECT = 'shm_direct';
+export const SHM_DIRECT_DESCRIPTION =
+  'runtime path, not a schedule: every rank publishes where its buffers are in the node arena and copies (or folds, in rank order, one chunk per rank) straight between the users\' buffers, one copy in all; ' +
+  'the automatic choice on one node for blocks that do not fit the flat path\'s slots. Requires a communicator on one node; buffers outside the arena are staged through it.';
+
+/** Collectives with a flat path (scan and exscan run schedules). */
+export function hasFlat(kind: CollectiveKind): boolean {
+  return kind !== 'scan' && kind !== 'exscan';
+}
+
+/** Collectives with a direct mode (barrier moves no data; scan and exscan run schedules). */
+export function hasDirect(kind: CollectiveKind): boolean {
+  return kind !== 'barrier' && kind !== 'scan' && kind !== 'exscan';
+}
+
 export function makePlan(t: PlanTarget, c: CallShape): Plan {
   const kernel = c.op && isReduction(c.kind) ? c.op.kernel(c.type) : undefined;
   const bytes = c.count * c.type.size;
-  const flatFits = t.shmLimit > 0 && c.kind !== 'scan' && c.kind !== 'exscan' && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit);
-  if (c.algorithm === SHM_FLAT || c.algorithm === `${c.kind}/${SHM_FLAT}`) {
+  const flatFits = t.shmLimit > 0 && hasFlat(c.kind) && c.topology === undefined && flatSlotBytes(c.kind, c.count, c.type.size, t.size) <= t.shmLimit && bytes <= (t.shmBlockLimit ?? t.shmLimit);
+  const directFits = t.shmLimit > 0 && hasDirect(c.kind) && c.topology === undefined;
+  const named = (id: string): boolean => c.algorithm === id || c.algorithm === `${c.kind}/${id}`;
+  if (named(SHM_DIRECT)) {
+    if (!directFits) {
+      throw new RestrictionError(
+        SHM_DIRECT,
+        'a communicator on one node and a collective that moves data',
+        !hasDirect(c.kind) ? `${c.kind} has no direct mode` : t.shmLimit <= 0 ? 'this communicator has no shared-memory block (it spans nodes, has one rank, or its rank 0 had no arena room)' : 'a topology was given',
+        'drop { algorithm } to let the library choose',
+      );
+    }
+    return directPlan(t, c, kernel);
+  }
+  if (named(SHM_FLAT)) {
     // Named: a rank-order fold like reproducible mode, so it is allowed there too.
     if (!flatFits) {
       throw new RestrictionError(
         SHM_FLAT,
         'a communicator on one node whose shared slots hold the call',
-        c.kind === 'scan' || c.kind === 'exscan'
+        !hasFlat(c.kind)
           ? `${c.kind} has no flat path (it runs a schedule)`
           : t.shmLimit <= 0
           ? 'this communicator has no shared-memory block (it spans nodes, has one rank, or its rank 0 had no arena room)'
@@ -100,7 +135,7 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
       );
     }
     const algorithm = `${c.kind}/${SHM_FLAT}`;
-    return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
+    return { shm: true, direct: false, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }
   if (c.reproducible && c.algorithm !== undefined && isReduction(c.kind)) {
     throw new ArgumentError(
@@ -110,8 +145,22 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
   }
   if (flatFits && c.algorithm === undefined) {
     const algorithm = `${c.kind}/${SHM_FLAT}`;
-    return { shm: true, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
+    return { shm: true, direct: false, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }
+  if (directFits && c.algorithm === undefined) return directPlan(t, c, kernel);
+  return schedulePlan(t, c, kernel);
+}
+
+/** Direct mode, with the automatic schedule as the fallback. */
+function directPlan(t: PlanTarget, c: CallShape, kernel: Kernel | undefined): Plan {
+  const algorithm = `${c.kind}/${SHM_DIRECT}`;
+  const fallback = schedulePlan(t, { ...c, algorithm: undefined, params: undefined }, kernel);
+  return { ...fallback, direct: true, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
+}
+
+/** The selected (or named) algorithm's schedule, plus a broadcast where allreduce needs one. */
+function schedulePlan(t: PlanTarget, c: CallShape, kernel: Kernel | undefined): Plan {
+  const bytes = c.count * c.type.size;
   const topology = c.topology ?? t.topology;
   const base = {
     size: t.size,
@@ -150,5 +199,5 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
     phases.push(phase(bcast, {}, { root: 0, usesInput: false }));
   }
   const algorithm = phases.map((p) => p.algorithm).join(' + ');
-  return { shm: false, phases, kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
+  return { shm: false, direct: false, phases, kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
 }

@@ -150,18 +150,7 @@ export interface CommDefaults {
   reproducible: boolean;
   debug: boolean;
   timeoutMs: number;
-  /**
-   * Warm the executor paths before the first large blocking allreduce of a one-node
-   * communicator (default true; init({ warmup }) or COLL_WARMUP=0).
-   */
-  warmup?: boolean;
 }
-
-/** Large allreduce calls (bytes per rank) that trigger the one-time warm-up. */
-export const WARMUP_MIN_BYTES = 128 * 1024;
-/** Size (bytes per rank) and number of the warm-up calls. */
-export const WARMUP_BYTES = 32 * 1024;
-export const WARMUP_CALLS = 300;
 
 /** Result of a receive. */
 export interface Status {
@@ -301,7 +290,6 @@ export class Communicator {
   /** Signature of the allreduce lane's last call shape (element type and count). */
   private laneSig: CallSignature | undefined;
   private laneCtor: unknown;
-  private warmed = false;
   private nodes: CommNodes | undefined;
   private nodeComm: Communicator | undefined;
   private readonly nodePlans = new Map<string, NodePlan>();
@@ -330,7 +318,18 @@ export class Communicator {
     this.shmBlock = rank === 0 && context !== 0 ? shmOffset : -1;
     this.shm =
       shmOffset >= 0
-        ? new ShmCollectives(rt.arena, shmOffset, rank, this.size, worldOf, rt.engine, (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf), shmSlotBytes, shmBlockBytes)
+        ? new ShmCollectives(
+            rt.arena,
+            shmOffset,
+            rank,
+            this.size,
+            worldOf,
+            rt.engine,
+            (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf),
+            { arena: rt.arena, u8: new Uint8Array(rt.arena), scratch: (bytes) => rt.allocScratch(bytes), release: (v) => rt.freeScratch(v), paths: rt.paths },
+            shmSlotBytes,
+            shmBlockBytes,
+          )
         : undefined;
   }
 
@@ -1188,6 +1187,7 @@ export class Communicator {
         checkOffloadable(kind, op, reproducible, mode);
       }
       if (offloadRestriction(kind, op, reproducible) === undefined) {
+        this.rt.paths.offloaded();
         return this.offloaded(mode, kind, send, recv, inPlace, count, type, op as Op | undefined, root, o, blocking, reproducible, result);
       }
     }
@@ -1201,14 +1201,6 @@ export class Communicator {
       if (simple) this.last = { kind, count, type, op, root, blocking, reproducible, plan };
     }
     const debug = o?.debug ?? this.defaults.debug;
-    if (!this.warmed && kind === 'allreduce' && blocking && simple && !debug && !plan.shm && this.shm !== undefined && count * type.size >= WARMUP_MIN_BYTES) {
-      this.warmed = true;
-      if (this.defaults.warmup !== false) {
-        this.warmUp(type, op, reproducible, timeoutOf(o, this.defaults.timeoutMs));
-        plan = this.plan({ kind, count, type, op, root, algorithm: undefined, params: undefined, reproducible, blocking, topology: undefined });
-        this.last = { kind, count, type, op, root, blocking, reproducible, plan };
-      }
-    }
     const seq = this.seq;
     const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     if (plan.shm && blocking && !debug) {
@@ -1228,19 +1220,34 @@ export class Communicator {
         shm.run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
         return result();
       }
+      this.rt.paths.flat();
       return this.track(new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq), info, result));
     }
-    const input = inPlace && send.byteLength > 0 ? send.slice() : send;
-    const phases = plan.phases;
-    const task: Task =
-      phases.length === 1
-        ? this.execution(phases[0], seq, input, recv, type, plan)
-        : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
+    const scheduled = (): Task => {
+      this.rt.paths.scheduled();
+      return this.scheduleTask(plan, seq, send, recv, inPlace, type);
+    };
+    if (plan.direct) {
+      const shm = this.shm as ShmCollectives;
+      if (!blocking) return this.track(new Request(this.rt.engine, shm.directTask(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, scheduled), info, result));
+      // false: some rank could not share its buffer; every rank then runs the schedule.
+      if (shm.runDirect(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs)) return result();
+    }
+    const task = scheduled();
     if (blocking) {
       this.rt.engine.run(task, info);
       return result();
     }
     return this.track(new Request(this.rt.engine, task, info, result));
+  }
+
+  /** The plan's schedule phases as one task (the input snapshotted first when the call is in place). */
+  private scheduleTask(plan: Plan, seq: number, send: Uint8Array, recv: Uint8Array, inPlace: boolean, type: Datatype): Task {
+    const input = inPlace && send.byteLength > 0 ? send.slice() : send;
+    const phases = plan.phases;
+    return phases.length === 1
+      ? this.execution(phases[0], seq, input, recv, type, plan)
+      : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
   }
 
   /** Remember a nonblocking collective until it completes (see free()). */
@@ -1412,35 +1419,8 @@ export class Communicator {
     }
     const seq = this.seq;
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
-    return () => {
-      const input = inPlace && send.byteLength > 0 ? send.slice() : send;
-      const phases = plan.phases;
-      return phases.length === 1
-        ? this.execution(phases[0], seq, input, recv, type, plan)
-        : new Sequence(phases.map((ph, i) => () => this.execution(ph, seq + i, ph.usesInput ? input : EMPTY, recv, type, plan)));
-    };
-  }
-
-  /**
-   * One-time warm-up before the first large blocking allreduce of a one-node
-   * communicator: WARMUP_CALLS allreduces of WARMUP_BYTES on arena scratch, so the
-   * executor, endpoint, fused-receive and SIMD paths are optimised by V8 before the
-   * caller's large calls run (an OSU-style benchmark times its 50 calls right after 6
-   * warm-ups; in unoptimised code, with V8's compiler threads taking cores from the
-   * spinning ranks, the first hundreds of calls are 2–10× slower). Every rank decides
-   * from the same call arguments, so all run it; it costs a few ms.
-   */
-  private warmUp(type: Datatype, op: Op | undefined, reproducible: boolean, timeoutMs: number): void {
-    const count = Math.ceil(WARMUP_BYTES / type.size);
-    const send = this.rt.allocScratch(count * type.size);
-    const recv = this.rt.allocScratch(count * type.size);
-    try {
-      const o = { reproducible, timeoutMs, mode: 'host' as const };
-      for (let i = 0; i < WARMUP_CALLS; i++) this.collective('allreduce', send, recv, false, count, type, op, 0, o, true, () => undefined);
-    } finally {
-      this.rt.freeScratch(recv);
-      this.rt.freeScratch(send);
-    }
+    // Blocks beyond the flat path's slots run the schedule here, not direct mode (every rank of the local communicator comes through here, so all agree).
+    return () => this.scheduleTask(plan, seq, send, recv, inPlace, type);
   }
 
   private execution(phase: Phase, seq: number, input: Uint8Array, recv: Uint8Array, type: Datatype, plan: Plan): Execution {

@@ -9,8 +9,7 @@
  * Defaults for the world (and communicators split from it): debug mode from
  * init({ debug }) or COLL_DEBUG=1 (or `coll run --debug`), collective timeout from
  * init({ timeoutMs }) or COLL_TIMEOUT_MS (default 10 minutes; 0 = none),
- * reproducible mode from init({ reproducible }) or COLL_REPRODUCIBLE=1, warm-up of the
- * large-allreduce paths from init({ warmup }) or COLL_WARMUP (default on; 0 = off),
+ * reproducible mode from init({ reproducible }) or COLL_REPRODUCIBLE=1,
  * execution mode from init({ mode }) or COLL_MODE (host, offload, intermediate).
  */
 import { ArgumentError } from '../core/errors.js';
@@ -26,11 +25,6 @@ export interface InitOptions {
   reproducible?: boolean;
   /** Default timeout of blocking and nonblocking operations (ms); 0 = none. */
   timeoutMs?: number;
-  /**
-   * Warm the collective paths (a few hundred small allreduces) before the first large
-   * allreduce of a one-node communicator; default true, COLL_WARMUP=0 disables.
-   */
-  warmup?: boolean;
   /**
    * Execution mode of the world's collectives: 'host' (default), 'offload' or
    * 'intermediate' (see Communicator.setMode); COLL_MODE sets it too.
@@ -78,7 +72,6 @@ export function init(o: InitOptions = {}): Communicator {
     debug: o.debug ?? envFlag('COLL_DEBUG') ?? job.debug,
     reproducible: o.reproducible ?? envFlag('COLL_REPRODUCIBLE') ?? false,
     timeoutMs: o.timeoutMs ?? envTimeout ?? (job.timeoutMs > 0 ? job.timeoutMs : DEFAULT_TIMEOUT_MS),
-    warmup: o.warmup ?? envFlag('COLL_WARMUP') ?? true,
   };
   const worldOf = Int32Array.from({ length: job.size }, (_, r) => r);
   const world = new Communicator(rt, 0, worldOf, spec.worldRank, defaults, spec.worldShmOffset, worldShmSlotBytes(worldOf.length, rt.arena.byteLength), SHM_BLOCK_LIMIT);

@@ -12,6 +12,7 @@
 import { median } from '../core/stats.js';
 import type { TcpCounters } from '../transport/tcp/device.js';
 import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
+import { addPathCounters, zeroPaths, type PathCounters } from './path-counters.js';
 import { expectedCounts, type ExchangeCounters, type StartupScheme } from '../launch/startup/schemes.js';
 
 export type { TcpCounters };
@@ -39,6 +40,8 @@ export interface NodeReport {
   readonly engine?: EngineCounters;
   /** This node's side of the start-up exchange (absent on a one-node job). */
   readonly startup?: NodeExchangeCounters;
+  /** Which path its ranks' collective calls took (path-counters.ts; absent from nodes that predate it). */
+  readonly paths?: PathCounters;
 }
 
 export interface JobReport {
@@ -61,6 +64,13 @@ export interface JobReport {
   readonly connectionSetupUs: number;
   readonly tcp: { readonly framesSent: number; readonly bytesSent: number; readonly rejected: number };
   readonly engine: EngineCounters;
+  /**
+   * Collective calls by the path they took, summed over ranks: `flat` (shared slots),
+   * `direct` (the flat path's direct mode), `scheduled` (a schedule; `directFallbacks`
+   * of them were direct calls a rank could not share a buffer for), `offloaded`; and
+   * `stagedBytes`, what direct mode copied through the arena for buffers outside it.
+   */
+  readonly paths: PathCounters;
   /** How the node processes were started and where (absent for a job on this machine only). */
   readonly launch?: LaunchReport;
   /** The endpoint exchange at start-up (absent on a one-node job). */
@@ -148,6 +158,7 @@ export function combineReports(o: {
       framesSent: sum((r) => r.engine?.framesSent ?? 0),
       framesDropped: sum((r) => r.engine?.framesDropped ?? 0),
     },
+    paths: reports.reduce((acc, r) => (r.paths ? addPathCounters(acc, r.paths) : acc), zeroPaths()),
     ...(o.launch ? { launch: o.launch } : {}),
     ...(o.startup && o.nodeCount > 1
       ? {

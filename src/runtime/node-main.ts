@@ -31,6 +31,7 @@ import { arenaMemory } from '../exec/simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
 import { ExitBoard } from './exit-board.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
+import { readPathCounters } from './path-counters.js';
 import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
@@ -382,6 +383,7 @@ function nodeReport(): NodeReport {
     ...(listenedOn !== undefined ? { address: listenedOn } : {}),
     ...(device ? { tcp: device.counters() } : {}),
     ...(startup ? { startup } : {}),
+    paths: readPathCounters(control, nl, localSize),
     ...(w ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
   };
 }

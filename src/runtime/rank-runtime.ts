@@ -11,6 +11,7 @@ import { ArenaAllocator, arenaSlice } from '../transport/shm/arena.js';
 import { ShmEndpoint } from '../transport/shm/endpoint.js';
 import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
+import { PathCounterLine } from './path-counters.js';
 import type { EngineLayout } from '../offload/engine/doorbell.js';
 import { placement, type JobSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_STARTUP } from '../launch/startup/schemes.js';
@@ -50,6 +51,8 @@ export class RankRuntime {
   readonly engineLayout: EngineLayout | undefined;
   /** Noise injected into this rank thread (COLL_NOISE), if any. */
   readonly noise: NoiseInjector | undefined;
+  /** Which path this rank's collective calls took (the job report's `paths`). */
+  readonly paths: PathCounterLine;
 
   constructor(spec: RankSpec) {
     this.spec = spec;
@@ -58,6 +61,7 @@ export class RankRuntime {
     this.layout = nl.layout;
     this.engineLayout = nl.engine;
     this.nodeLayout = nl;
+    this.paths = new PathCounterLine(spec.control, nl, spec.localRank);
     // One JS object for the arena everywhere: buffer identity tells arena views apart.
     this.arena = (spec.memory?.buffer as SharedArrayBuffer | undefined) ?? spec.arena;
     this.simd = ArenaSimd.create(spec.memory);

@@ -39,10 +39,17 @@
  * Reductions are folds in rank order, (v0 ∘ v1) ∘ v2 ∘ …: reproducible, correct for
  * non-commutative operators, bitwise identical on every rank.
  *
+ * Direct mode (blocks that do not fit a slot): the slot carries the arena offsets of
+ * the rank's buffers instead of data; after every rank has published, each moves its
+ * part straight between the users' buffers (shm-direct.ts), marks its done word and
+ * waits until every rank has (others may touch its buffers until then). Buffers
+ * outside the arena are staged through arena scratch; when a rank cannot get any, its
+ * slot says so and every rank runs the plan's schedule instead.
+ *
  * Block layout (int32 words from the block's start): GEN[p] @0/@16, COUNTER[p]
  * @32/@48, per rank a line @64+16r (DONE[p] @+0/@+1); then 2·P slots (word 0: target,
- * words 1–3: signature meta, count, root; data from byte 16) and 2 result areas, each
- * slot size + 64 bytes apart.
+ * words 1–3: signature meta, count, root; data from byte 16; in direct mode words 4–6:
+ * send offset, receive offset, failed) and 2 result areas, each slot size + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
 import { MismatchError } from '../core/errors.js';
@@ -53,6 +60,13 @@ import { SHM_SLOT_BYTES } from '../exec/config.js';
 import type { Engine, WaitInfo } from './engine.js';
 import { osYield } from './os-yield.js';
 import type { Task } from '../exec/task.js';
+import { moveDirect, sendNeedsSnapshot, sharedBuffers, type DirectMemory } from './shm-direct.js';
+import type { PathCounterLine } from './path-counters.js';
+
+/** The arena and scratch for direct mode, and the rank's path counters. */
+export interface ShmResources extends DirectMemory {
+  readonly paths: PathCounterLine;
+}
 
 const GEN = 0; // + phase * 16
 const COUNTER = 32; // + phase * 16
@@ -61,6 +75,10 @@ const SIG_META = 1; // slot words after the target
 const SIG_COUNT = 2;
 const SIG_ROOT = 3;
 const DATA = 16;
+// Direct mode: the slot's data words carry offsets instead of data.
+const D_SEND = 4; // arena offset of the send buffer others read (−1: none)
+const D_RECV = 5; // … of the receive buffer others read or write
+const D_FAILED = 6; // 1: a buffer that had to be shared could not be (arena full)
 
 /** Typed arrays of non-BigInt scalar types. */
 export type NumberArray = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array;
@@ -70,6 +88,13 @@ export interface NumberArrayConstructor {
 }
 
 export type ShmKind = CollectiveKind;
+
+/** What a waiting call waits for: the slot guard, the data (or every rank's offsets), every rank done (direct mode). */
+const enum Stage {
+  Guard = 0,
+  Data = 1,
+  Settled = 2,
+}
 
 const enum Shape {
   Everyone = 0,
@@ -112,6 +137,20 @@ interface Call {
   /** The communicator's sequence number of the call (for messages). */
   readonly seq: number;
   readonly sig: CallSignature;
+  /** Direct (rendezvous) mode: offsets in the slots, data moved between the users' buffers (shm-direct.ts). */
+  readonly direct: boolean;
+}
+
+/** A direct call's buffers as this rank shares them. */
+interface DirectState {
+  /** The send buffer others read (a snapshot in the arena when it had to be one). */
+  readonly send: Uint8Array;
+  /** The arena stand-in for a receive buffer others write, copied out at the end. */
+  readonly recvStage: Uint8Array | undefined;
+  /** Scratch to give back at the end. */
+  readonly scratch: Uint8Array[];
+  /** Whether every rank shared what it had to (known after the data stage). */
+  ok: boolean;
 }
 
 export class ShmCollectives {
@@ -132,6 +171,8 @@ export class ShmCollectives {
   private typedCtor: NumberArrayConstructor | undefined;
   private typedViews: NumberArray[] = [];
   private readonly typedCache = new Map<NumberArrayConstructor, NumberArray[]>();
+  private readonly sendAt: Int32Array;
+  private readonly recvAt: Int32Array;
 
   constructor(
     arena: SharedArrayBuffer,
@@ -141,6 +182,7 @@ export class ShmCollectives {
     private readonly worldOf: Int32Array,
     private readonly engine: Engine,
     private readonly describe: DescribeCall,
+    private readonly memory: ShmResources,
     slotBytes: number = SHM_SLOT_BYTES,
     blockBytes: number = slotBytes,
   ) {
@@ -152,6 +194,8 @@ export class ShmCollectives {
     this.base = offset >> 2;
     const slots = offset + headerBytes(size);
     this.slotData = new Int32Array(2 * size);
+    this.sendAt = new Int32Array(size);
+    this.recvAt = new Int32Array(size);
     this.slotSeq = new Int32Array(2 * size);
     this.slotView = [];
     for (let i = 0; i < 2 * size; i++) {
@@ -170,11 +214,32 @@ export class ShmCollectives {
    * MPI count (elements per block).
    */
   run(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): void {
-    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig };
-    if (!this.free(call.c)) this.wait(call, false, seq, timeoutMs);
+    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig, direct: false };
+    this.memory.paths.flat();
+    if (!this.free(call.c)) this.wait(call, Stage.Guard, seq, timeoutMs);
     this.publish(call);
-    if (!this.ready(call)) this.wait(call, true, seq, timeoutMs);
+    if (!this.ready(call)) this.wait(call, Stage.Data, seq, timeoutMs);
     this.finish(call);
+  }
+
+  /**
+   * One call in direct mode (blocks that do not fit a slot; shm-direct.ts). False when
+   * some rank could not share a buffer it had to (its arena slice was full): every rank
+   * learns that from the published words, moves nothing, and the caller runs the
+   * plan's schedule instead.
+   */
+  runDirect(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): boolean {
+    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig, direct: true };
+    if (!this.free(call.c)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    const d = this.publishDirect(call);
+    try {
+      if (!this.allPublished(call)) this.wait(call, Stage.Data, seq, timeoutMs);
+      this.moveDirect(call, d);
+      if (!this.allDone(call)) this.wait(call, Stage.Settled, seq, timeoutMs);
+      return this.settleDirect(call, d);
+    } finally {
+      for (const v of d.scratch) this.memory.release(v);
+    }
   }
 
   /** Take the next call number now, for a task created later (see task). */
@@ -182,9 +247,14 @@ export class ShmCollectives {
     return this.calls++;
   }
 
-  /** The same call as a task for the progress engine (nonblocking calls); its call number is taken now unless reserved. */
+  /** The same call as a task for the progress engine (nonblocking calls; not counted in the paths: see Communicator); its call number is taken now unless reserved. */
   task(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, c = this.calls++): Task {
-    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c, seq, sig });
+    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c, seq, sig, direct: false });
+  }
+
+  /** runDirect() as a task; `fallback` makes the schedule's task when some rank could not share a buffer. */
+  directTask(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, fallback: () => Task): Task {
+    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig, direct: true }, fallback);
   }
 
   /**
@@ -196,8 +266,9 @@ export class ShmCollectives {
     const c = this.calls++;
     const ph = c & 1;
     const P = this.size;
-    const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c, seq, sig };
-    if (!this.free(c)) this.wait(call, false, seq, timeoutMs);
+    this.memory.paths.flat();
+    const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c, seq, sig, direct: false };
+    if (!this.free(c)) this.wait(call, Stage.Guard, seq, timeoutMs);
     const v = this.typed(ctor);
     const mine = v[ph * P + this.rank];
     for (let i = 0; i < n; i++) mine[i] = send[i];
@@ -213,7 +284,7 @@ export class ShmCollectives {
       }
       this.release(ph, targetOf(c));
     }
-    if (!this.ready(call)) this.wait(call, true, seq, timeoutMs);
+    if (!this.ready(call)) this.wait(call, Stage.Data, seq, timeoutMs);
     this.verify(call, 0, P);
     if (P === 2) for (let i = 0; i < n; i++) recv[i] = s0[i] + s1[i];
     else {
@@ -346,13 +417,17 @@ export class ShmCollectives {
     this.done(ph, targetOf(call.c));
   }
 
-  /** Communicator ranks a call is still waiting for (before publishing: the slot guard; after: the data). */
-  missing(call: Call, published: boolean): number[] {
+  /** Communicator ranks a call is still waiting for at the given stage. */
+  missing(call: Call, stage: Stage): number[] {
     const i32 = this.i32;
     const P = this.size;
     const ph = call.c & 1;
     const out: number[] = [];
-    if (!published) {
+    if (stage === Stage.Settled) {
+      for (let r = 0; r < P; r++) if (!this.doneWith(call, r)) out.push(r);
+      return out;
+    }
+    if (stage === Stage.Guard) {
       const want = targetOf(call.c - 2);
       const self = targetOf(call.c);
       for (let r = 0; r < P; r++) {
@@ -362,14 +437,108 @@ export class ShmCollectives {
       return out;
     }
     const t = targetOf(call.c);
-    const shape = shapeOf(call.kind);
+    const shape = call.direct ? Shape.Everyone : shapeOf(call.kind);
     if (shape === Shape.Distributing) return this.rank === call.root || Atomics.load(i32, this.slotSeq[ph * P + call.root]) === t ? [] : [call.root];
     if (shape === Shape.Gathering && this.rank !== call.root) return [];
     // Everyone-shaped calls of more than two ranks are released by the generation word;
     // either way each rank's slot word says whether it has arrived.
-    if (shape === Shape.Everyone && P > 2 && Atomics.load(i32, this.base + GEN + ph * 16) === t) return [];
+    if (shape === Shape.Everyone && P > 2 && !call.direct && Atomics.load(i32, this.base + GEN + ph * 16) === t) return [];
     for (let r = 0; r < P; r++) if (Atomics.load(i32, this.slotSeq[ph * P + r]) !== t) out.push(r);
     return out;
+  }
+
+  // ------------------------------------------------------------ direct mode
+
+  /** Share the buffers other ranks touch (snapshots or stand-ins in the arena where needed) and publish their offsets. */
+  publishDirect(call: Call): DirectState {
+    const { kind, root, send, recv } = call;
+    const me = this.rank;
+    const mem = this.memory;
+    const shared = sharedBuffers(kind, me, root);
+    const scratch: Uint8Array[] = [];
+    let failed = false;
+    const inArena = (v: Uint8Array): Uint8Array | undefined => {
+      if (v.byteLength === 0) return undefined;
+      const s = mem.scratch(v.byteLength);
+      scratch.push(s);
+      if (s.buffer === mem.arena) {
+        mem.paths.staged(v.byteLength);
+        return s;
+      }
+      failed = true;
+      return undefined;
+    };
+    let ownSend = send;
+    let recvStage: Uint8Array | undefined;
+    if (shared.send && (send.buffer !== mem.arena || sendNeedsSnapshot(kind, me, root, send, recv, call.count * call.elementSize))) {
+      const s = inArena(send);
+      if (s) {
+        copyBytes(s, 0, send, 0, send.byteLength);
+        ownSend = s;
+      }
+    }
+    if (shared.recv && recv.buffer !== mem.arena) {
+      recvStage = inArena(recv);
+      // A broadcast root's buffer is the data others read; every other stand-in is written in full by the call.
+      if (recvStage && kind === 'bcast') copyBytes(recvStage, 0, recv, 0, recv.byteLength);
+    }
+    const w = this.slotSeq[(call.c & 1) * this.size + me];
+    const i32 = this.i32;
+    i32[w + D_SEND] = shared.send && !failed ? ownSend.byteOffset : -1;
+    i32[w + D_RECV] = shared.recv && !failed ? (recvStage ?? recv).byteOffset : -1;
+    i32[w + D_FAILED] = failed ? 1 : 0;
+    this.sign(call);
+    Atomics.store(i32, w, targetOf(call.c));
+    this.wakeOthers();
+    return { send: ownSend, recvStage, scratch, ok: !failed };
+  }
+
+  /** Whether every rank has published its offsets for the call. */
+  allPublished(call: Call): boolean {
+    const base = (call.c & 1) * this.size;
+    const t = targetOf(call.c);
+    for (let r = 0; r < this.size; r++) if (Atomics.load(this.i32, this.slotSeq[base + r]) !== t) return false;
+    return true;
+  }
+
+  /** Check every rank's signature, move this rank's part (unless some rank could not share) and mark the call done. */
+  moveDirect(call: Call, d: DirectState): void {
+    const P = this.size;
+    this.verify(call, 0, P);
+    const base = (call.c & 1) * P;
+    const i32 = this.i32;
+    for (let r = 0; r < P; r++) {
+      const w = this.slotSeq[base + r];
+      if (i32[w + D_FAILED] !== 0) d.ok = false;
+      this.sendAt[r] = i32[w + D_SEND];
+      this.recvAt[r] = i32[w + D_RECV];
+    }
+    if (d.ok) {
+      const { kind, root, count, elementSize, kernel } = call;
+      moveDirect({ kind, rank: this.rank, size: P, root, count, elementSize, kernel, send: d.send, recv: d.recvStage ?? call.recv, sendAt: this.sendAt, recvAt: this.recvAt }, this.memory);
+    }
+    this.done(call.c & 1, targetOf(call.c));
+  }
+
+  /** Rank r has finished the call (or, having returned early, the next one of the phase). */
+  private doneWith(call: Call, r: number): boolean {
+    const d = Atomics.load(this.i32, this.base + RANKS + r * 16 + (call.c & 1));
+    return d === targetOf(call.c) || d === targetOf(call.c + 2);
+  }
+
+  /** Whether every rank is done with the call (nobody touches this rank's buffers any more). */
+  allDone(call: Call): boolean {
+    for (let r = 0; r < this.size; r++) if (!this.doneWith(call, r)) return false;
+    return true;
+  }
+
+  /** Copy a receive stand-in out; whether the call ran (false: run the schedule). */
+  settleDirect(call: Call, d: DirectState): boolean {
+    // (A broadcast root's stand-in was only read.)
+    if (d.ok && d.recvStage && call.kind !== 'bcast') copyBytes(call.recv, 0, d.recvStage, 0, call.recv.byteLength);
+    if (d.ok) this.memory.paths.direct();
+    else this.memory.paths.directFallback();
+    return d.ok;
   }
 
   // ------------------------------------------------------------------ helpers
@@ -474,6 +643,11 @@ export class ShmCollectives {
     for (let r = 0; r < this.size; r++) if (r !== this.rank) ep.wakeRank(this.worldOf[r]);
   }
 
+  /** Give back scratch of a direct call. */
+  releaseScratch(v: Uint8Array): void {
+    this.memory.release(v);
+  }
+
   /** Typed views of the slots (2·P) and result areas (2) for one element type. */
   private typed(ctor: NumberArrayConstructor): NumberArray[] {
     if (this.typedCtor === ctor) return this.typedViews;
@@ -487,8 +661,8 @@ export class ShmCollectives {
     return views;
   }
 
-  private check(call: Call, published: boolean): boolean {
-    return published ? this.ready(call) : this.free(call.c);
+  check(call: Call, stage: Stage): boolean {
+    return stage === Stage.Guard ? this.free(call.c) : stage === Stage.Settled ? this.allDone(call) : call.direct ? this.allPublished(call) : this.ready(call);
   }
 
   /**
@@ -497,13 +671,13 @@ export class ShmCollectives {
    * progress and noise hooks, then parking on the doorbell with deadline and abort
    * checks. Kept out of run() so the common path stays small for the JIT.
    */
-  private wait(call: Call, published: boolean, seq: number, timeoutMs: number): void {
-    if (!this.quick(call, published)) this.waitLong(call, published, seq, timeoutMs);
+  private wait(call: Call, stage: Stage, seq: number, timeoutMs: number): void {
+    if (!this.quick(call, stage)) this.waitLong(call, stage, seq, timeoutMs);
   }
 
   /** A short tight spin (none when ranks outnumber the cores): most waits of a busy collective end here. */
-  private quick(call: Call, published: boolean): boolean {
-    for (let k = this.engine.quickPolls; k > 0; k--) if (this.check(call, published)) return true;
+  private quick(call: Call, stage: Stage): boolean {
+    for (let k = this.engine.quickPolls; k > 0; k--) if (this.check(call, stage)) return true;
     return false;
   }
 
@@ -514,7 +688,7 @@ export class ShmCollectives {
    * The rare steps live here, the hot loop in poll(): an optimised poll() has type
    * feedback for everything it runs, so the first park does not throw it away.
    */
-  private waitLong(call: Call, published: boolean, seq: number, timeoutMs: number): void {
+  private waitLong(call: Call, stage: Stage, seq: number, timeoutMs: number): void {
     const engine = this.engine;
     const start = performance.now();
     const deadline = timeoutMs > 0 ? start + timeoutMs : Infinity;
@@ -522,15 +696,15 @@ export class ShmCollectives {
     const yieldMs = engine.yieldUs / 1000;
     let parked = false;
     let info: WaitInfo | undefined;
-    while (!this.poll(call, published, parked ? 0 : spinMs, yieldMs)) {
+    while (!this.poll(call, stage, parked ? 0 : spinMs, yieldMs)) {
       parked = true;
       const now = performance.now();
       info ??= this.describe(call.kind, seq, timeoutMs, deadline);
-      engine.beforePark(info, () => this.missing(call, published), now, start);
-      if (published) this.earlyMismatch(call);
+      engine.beforePark(info, () => this.missing(call, stage), now, start);
+      if (stage === Stage.Data) this.earlyMismatch(call);
       // Parks on the doorbell (every write another rank may wait for rings it); the
       // progress engine keeps the rank's other traffic moving meanwhile.
-      engine.parkUntil(Math.min(deadline - now, 20), () => this.check(call, published));
+      engine.parkUntil(Math.min(deadline - now, 20), () => this.check(call, stage));
     }
     engine.spinOutcome(parked, start);
   }
@@ -540,7 +714,7 @@ export class ShmCollectives {
    * plain polling, then yieldMs of polling with an OS yield between polls. The clock
    * is read every 64 polls, the transport progressed every 1024.
    */
-  private poll(call: Call, published: boolean, spinMs: number, yieldMs: number): boolean {
+  private poll(call: Call, stage: Stage, spinMs: number, yieldMs: number): boolean {
     const engine = this.engine;
     const noise = engine.noise;
     const since = performance.now();
@@ -548,7 +722,7 @@ export class ShmCollectives {
     let yielding = false;
     let spins = 0;
     engine.progress(); // once up front too: feedback for the call before the loop is optimised
-    while (!this.check(call, published)) {
+    while (!this.check(call, stage)) {
       if (noise !== undefined) noise.tick();
       if (yielding) (osYield as () => void)();
       if ((++spins & 63) !== 0) continue;
@@ -569,11 +743,15 @@ const EMPTY_U8 = new Uint8Array(0);
 class ShmTask implements Task {
   done = false;
   error: Error | undefined = undefined;
-  private published = false;
+  private stage = Stage.Guard;
+  private direct: DirectState | undefined;
+  /** The schedule run instead when some rank could not share a buffer (direct mode). */
+  private instead: Task | undefined;
 
   constructor(
     private readonly shm: ShmCollectives,
     private readonly call: Call,
+    private readonly fallback?: () => Task,
   ) {}
 
   start(): void {
@@ -582,23 +760,54 @@ class ShmTask implements Task {
 
   advance(): void {
     if (this.done) return;
+    if (this.instead) return this.follow(this.instead);
     const shm = this.shm;
-    if (!this.published) {
-      if (!shm.free(this.call.c)) return;
-      shm.publish(this.call);
-      this.published = true;
+    const call = this.call;
+    if (this.stage === Stage.Guard) {
+      if (!shm.free(call.c)) return;
+      if (call.direct) this.direct = shm.publishDirect(call);
+      else shm.publish(call);
+      this.stage = Stage.Data;
     }
-    if (!shm.ready(this.call)) return;
-    try {
-      shm.finish(this.call);
-    } catch (e) {
-      this.error = e as Error;
+    if (this.stage === Stage.Data) {
+      if (!shm.check(call, Stage.Data)) return;
+      try {
+        if (this.direct) shm.moveDirect(call, this.direct);
+        else shm.finish(call);
+      } catch (e) {
+        return this.end(e as Error);
+      }
+      if (!this.direct) return this.end(undefined);
+      this.stage = Stage.Settled;
     }
-    this.done = true;
+    const d = this.direct as DirectState;
+    if (!shm.allDone(call)) return;
+    const ok = shm.settleDirect(call, d);
+    this.end(undefined);
+    if (ok) return;
+    this.done = false;
+    this.instead = (this.fallback as () => Task)();
+    this.instead.start();
+    this.follow(this.instead);
   }
 
   waitingFor(): number[] {
-    return this.done ? [] : this.shm.missing(this.call, this.published);
+    if (this.instead) return this.instead.waitingFor();
+    return this.done ? [] : this.shm.missing(this.call, this.stage);
+  }
+
+  private follow(t: Task): void {
+    t.advance();
+    if (t.done) {
+      this.error = t.error;
+      this.done = true;
+    }
+  }
+
+  private end(error: Error | undefined): void {
+    if (this.direct) for (const v of this.direct.scratch.splice(0)) this.shm.releaseScratch(v);
+    this.error = error;
+    this.done = true;
   }
 }
 

@@ -23,8 +23,9 @@ describe('coll algorithms', () => {
     expect(await main(['algorithms', '--json'])).toBe(0);
     const list = JSON.parse(out.join('\n')) as { id: string; cost: string; restrictions: unknown[]; params: unknown[] }[];
     const catalogue = listAlgorithms().map((a) => `${a.collective}/${a.name}`);
-    const flat = COLLECTIVES.map((c) => `${c}/shm_flat`);
-    expect([...list.map((a) => a.id)].sort()).toEqual([...catalogue, ...flat].sort());
+    const flat = COLLECTIVES.filter((c) => c !== 'scan' && c !== 'exscan').map((c) => `${c}/shm_flat`);
+    const direct = COLLECTIVES.filter((c) => c !== 'barrier' && c !== 'scan' && c !== 'exscan').map((c) => `${c}/shm_direct`);
+    expect([...list.map((a) => a.id)].sort()).toEqual([...catalogue, ...flat, ...direct].sort());
     for (const a of list) {
       expect(a.cost.length).toBeGreaterThan(0);
       expect(Array.isArray(a.restrictions)).toBe(true);

@@ -2,7 +2,7 @@
 import { ArgumentError } from '../../core/errors.js';
 import { isCollective, listAlgorithms } from '../../algorithms/registry.js';
 import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
-import { SHM_FLAT, SHM_FLAT_DESCRIPTION } from '../../exec/plan.js';
+import { hasDirect, hasFlat, SHM_DIRECT, SHM_DIRECT_DESCRIPTION, SHM_FLAT, SHM_FLAT_DESCRIPTION } from '../../exec/plan.js';
 import { algorithmId, type AlgorithmSpec } from '../../algorithms/types.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -37,7 +37,27 @@ export function describeAlgorithm(a: AlgorithmSpec) {
   };
 }
 
-/** The runtime's flat shared-memory path of a collective, listed beside the catalogue (it is not a schedule). */
+/** The runtime's flat shared-memory path of a collective and its direct mode, listed beside the catalogue (they are not schedules). */
+function runtimePaths(collective: CollectiveKind): (ReturnType<typeof describeAlgorithm> & { runtimePath: true })[] {
+  const out: (ReturnType<typeof describeAlgorithm> & { runtimePath: true })[] = [];
+  if (hasFlat(collective)) out.push(flatPath(collective));
+  if (hasDirect(collective)) {
+    out.push({
+      id: `${collective}/${SHM_DIRECT}`,
+      collective,
+      name: SHM_DIRECT,
+      description: SHM_DIRECT_DESCRIPTION,
+      source: 'runtime (src/runtime/shm-direct.ts)',
+      restrictions: [{ id: 'one-node', description: 'a communicator on one node (with more than one rank)' }],
+      params: [],
+      cost: 'one copy of what each rank receives, straight between the users\' buffers (reductions: P chunks folded in parallel); two synchronisations',
+      orderPreserving: true,
+      runtimePath: true,
+    });
+  }
+  return out;
+}
+
 function flatPath(collective: CollectiveKind): ReturnType<typeof describeAlgorithm> & { runtimePath: true } {
   return {
     id: `${collective}/${SHM_FLAT}`,
@@ -67,7 +87,7 @@ export const algorithmsCommand: Command = {
       throw new ArgumentError(`unknown collective '${c}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
     }
     const kinds = c !== undefined ? [c] : COLLECTIVES;
-    const list = kinds.flatMap((k) => [...listAlgorithms(k).map(describeAlgorithm), flatPath(k)]);
+    const list = kinds.flatMap((k) => [...listAlgorithms(k).map(describeAlgorithm), ...runtimePaths(k)]);
     if (opt(args, 'json')) {
       console.log(JSON.stringify(list, null, 2));
       return 0;
@@ -85,7 +105,8 @@ export const algorithmsCommand: Command = {
       console.log(`      restrictions: ${restr}${a.fallback ? ` (fallback: ${a.fallback})` : ''}`);
       console.log(`      params: ${params}   order-preserving: ${a.orderPreserving ? 'yes' : 'no'}   source: ${a.source}`);
     }
-    console.log(`\n${list.length} algorithms (${kinds.length} of them the runtime's shm_flat path, named as { algorithm: 'shm_flat' })`);
+    const runtime = list.filter((a) => 'runtimePath' in a).length;
+    console.log(`\n${list.length} algorithms (${runtime} of them the runtime's shm_flat path and its shm_direct mode, named as { algorithm: 'shm_flat' } and { algorithm: 'shm_direct' })`);
     return 0;
   },
 };

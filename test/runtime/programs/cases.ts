@@ -45,8 +45,8 @@ export interface Case {
   datatype: DatatypeName;
   op?: string;
   nonblocking?: boolean;
-  /** Buffers from comm.alloc (zero-copy paths). */
-  shared?: boolean;
+  /** Buffers from comm.alloc (zero-copy paths): on every rank, or on the odd ranks only. */
+  shared?: boolean | 'odd';
   reproducible?: boolean;
   /** Random floats instead of exact small values (reproducible-mode checks). */
   inexact?: boolean;
@@ -122,7 +122,7 @@ function buffer(comm: Communicator, c: Case, bytes: Uint8Array | number): ArrayB
   const n = typeof bytes === 'number' ? bytes : bytes.byteLength;
   let u8: Uint8Array;
   let view: ArrayBufferView;
-  if (c.shared) {
+  if (c.shared === true || (c.shared === 'odd' && comm.rank % 2 === 1)) {
     const a = comm.alloc(c.datatype, n / t.size) as ArrayBufferView;
     u8 = new Uint8Array(a.buffer, a.byteOffset, n);
     view = a;
@@ -206,7 +206,7 @@ export async function runCase(comm: Communicator, c: Case): Promise<Uint8Array |
       break;
   }
   const result = out ? bytesOf(out).slice() : undefined;
-  if (c.shared) {
+  if (c.shared === true || (c.shared === 'odd' && me % 2 === 1)) {
     comm.free(send);
     comm.free(recv);
   }
@@ -218,7 +218,7 @@ export function describeCase(c: Case): string {
   if (c.op) parts.push(`op=${c.op}`);
   if (c.root) parts.push(`root=${c.root}`);
   if (c.nonblocking) parts.push('nonblocking');
-  if (c.shared) parts.push('shared');
+  if (c.shared) parts.push(c.shared === 'odd' ? 'shared on odd ranks' : 'shared');
   if (c.reproducible) parts.push('reproducible');
   if (c.topology) parts.push(c.topology.label);
   return parts.join(' ');
@@ -238,6 +238,17 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.byteLength !== b.byteLength) return false;
   for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Run a case and check this rank's output against the sequential reference; `label` names it in a failure. */
+export async function checkCase(report: Report, comm: Communicator, c: Case, label: string): Promise<void> {
+  try {
+    const got = await runCase(comm, c);
+    const want = expectedOf(c, comm.size, comm.rank);
+    report.ok(want === undefined || (got !== undefined && sameElements(c.datatype, got.subarray(0, want.byteLength), want)), `${label}: wrong result on rank ${comm.rank}`);
+  } catch (e) {
+    report.ok(false, `${label}: ${(e as Error).stack ?? String(e)}`);
+  }
 }
 
 /** Report lines parsed by test/runtime/job.ts. */

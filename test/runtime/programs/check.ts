@@ -6,7 +6,7 @@
  */
 import { COLLECTIVES, init, listAlgorithms, meshTopology, RestrictionError, type Communicator, type DatatypeName } from '../../../src/index.js';
 import { isReduction, isRooted } from '../../../src/schedule/context.js';
-import { describeCase, expectedOf, Report, runCase, sameBytes, sameElements, type Case } from './cases.js';
+import { checkCase, describeCase, Report, runCase, sameBytes, type Case } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });
 const quick = process.argv.includes('quick');
@@ -33,14 +33,7 @@ function runnable(comm: Communicator, c: Case): boolean {
 
 async function check(comm: Communicator, c: Case, tag: string): Promise<void> {
   if (!runnable(comm, c)) return;
-  const label = `${tag} P=${comm.size} ${describeCase(c)}`;
-  try {
-    const got = await runCase(comm, c);
-    const want = expectedOf(c, comm.size, comm.rank);
-    report.ok(want === undefined || (got !== undefined && sameElements(c.datatype, got.subarray(0, want.byteLength), want)), `${label}: wrong result on rank ${comm.rank}`);
-  } catch (e) {
-    report.ok(false, `${label}: ${(e as Error).stack ?? String(e)}`);
-  }
+  await checkCase(report, comm, c, `${tag} P=${comm.size} ${describeCase(c)}`);
 }
 
 function casesFor(comm: Communicator): Case[] {

@@ -9,7 +9,7 @@
  */
 import { defineOp, init, type Communicator, type DatatypeName, type ExecutionMode } from '../../../src/index.js';
 import { isRooted } from '../../../src/schedule/context.js';
-import { describeCase, expectedOf, Report, runCase, sameElements, type Case } from './cases.js';
+import { checkCase, describeCase, Report, type Case } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });
 const report = new Report(world);
@@ -17,14 +17,7 @@ const quick = process.argv.includes('quick');
 let seed = 1;
 
 async function check(comm: Communicator, c: Case, tag: string): Promise<void> {
-  const label = `${tag} P=${comm.size} ${describeCase(c)} mode=${c.mode}${c.nonblocking ? ' nb' : ''}${c.shared ? ' shared' : ''}`;
-  try {
-    const got = await runCase(comm, c);
-    const want = expectedOf(c, comm.size, comm.rank);
-    report.ok(want === undefined || (got !== undefined && sameElements(c.datatype, got.subarray(0, want.byteLength), want)), `${label}: wrong result on rank ${comm.rank}`);
-  } catch (e) {
-    report.ok(false, `${label}: ${(e as Error).stack ?? String(e)}`);
-  }
+  await checkCase(report, comm, c, `${tag} P=${comm.size} ${describeCase(c)} mode=${c.mode}${c.nonblocking ? ' nb' : ''}${c.shared ? ' shared' : ''}`);
 }
 
 function cases(P: number, nodes: number, mode: ExecutionMode): Case[] {
