@@ -42,6 +42,8 @@ export interface NodeReport {
   readonly startup?: NodeExchangeCounters;
   /** Which path its ranks' collective calls took (path-counters.ts; absent from nodes that predate it). */
   readonly paths?: PathCounters;
+  /** V8 helper threads of the node process lowered to `nice` before its ranks started (helper-priority.ts). */
+  readonly helperThreads?: { readonly nice: number; readonly lowered: number };
 }
 
 export interface JobReport {

@@ -32,6 +32,7 @@ import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layou
 import { ExitBoard } from './exit-board.js';
 import { nodeLayout } from '../offload/engine/node-layout.js';
 import { readPathCounters } from './path-counters.js';
+import { helperNice, lowerHelperThreads } from './helper-priority.js';
 import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
@@ -139,6 +140,9 @@ const node = spec.node;
 const first = spec.firstRank[node];
 const localSize = spec.firstRank[node + 1] - first;
 const nl = nodeLayout({ localSize, engine: spec.engine, ringBytes: spec.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS, jobSize: spec.size });
+// Before any rank thread exists: V8's helper threads yield the cores to the ranks (helper-priority.ts).
+const helperPriority = { nice: helperNice(), lowered: 0 };
+helperPriority.lowered = lowerHelperThreads(helperPriority.nice);
 const layout = nl.layout;
 const control = task ? task.control : new SharedArrayBuffer(nl.controlBytes);
 const exitBoard = new ExitBoard(new Int32Array(control), nl.exitBoard);
@@ -384,6 +388,7 @@ function nodeReport(): NodeReport {
     ...(device ? { tcp: device.counters() } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
+    helperThreads: helperPriority,
     ...(w ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
   };
 }
