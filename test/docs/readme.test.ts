@@ -1,0 +1,101 @@
+/**
+ * The README's `npx coll …` commands run as written (in-process, through the CLI's
+ * main(), files written into a temporary directory) and exit 0; where the text says
+ * what a command shows, the output is checked for it. Commands that need other hosts,
+ * an MPI or a Slurm, or that measure this machine for minutes, are listed with the
+ * test that covers them instead.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** Every `npx coll …` line of the README's sh blocks, comments dropped. */
+function readmeCommands(): string[] {
+  const out: string[] = [];
+  for (const block of README.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const line of block[1].split('\n')) {
+      const cmd = line.replace(/\s+#.*$/, '').trim();
+      if (cmd.startsWith('npx coll ')) out.push(cmd.slice('npx coll '.length));
+    }
+  }
+  return out;
+}
+
+/** Covered elsewhere: a program in the user's directory, or minutes of measuring and simulating. */
+const ELSEWHERE: Record<string, string> = {
+  'run -n 4 --nodes 2 allreduce.mjs': 'test/package/pack.test.ts (the packed package runs examples/allreduce.mjs on 4 ranks in 2 nodes)',
+  'fit --quick --out machine.json': 'test/tune/fit.test.ts (the fitting on a small matrix)',
+  'tune --machine machine.json --out table.json': 'test/tune/tuner.test.ts',
+  'reproduce models --plot out/': 'test/cli/model-cli.test.ts (reproduce models --quick --plot)',
+  'reproduce all --plot out/': 'test/sim/reproduce.test.ts (every seed, --quick)',
+};
+
+/**
+ * Exit 1 is `coll reproduce`'s answer when a published result is not reproduced: seed
+ * 000 has such rows (the simulator-fidelity issue); the command still prints its table.
+ */
+const EXIT: Record<string, readonly number[]> = { 'reproduce 000': [0, 1] };
+
+/** What the README says a command shows. */
+const SHOWS: { match: RegExp; check: (out: string) => void }[] = [
+  {
+    // "the host-based reduction varies from run to run … the NIC-based one takes the same 66 µs every run (std 0)"
+    match: /^sim reduce .*--mode host --noise seed000-alc/,
+    check: (out) => {
+      const std = /runs\s+\d+: mean ([\d.]+) µs\s+std ([\d.]+) µs/.exec(out);
+      expect(std, out).not.toBeNull();
+      expect(Number(std?.[2])).toBeGreaterThan(10);
+    },
+  },
+  {
+    match: /^sim reduce .*--mode offload --noise seed000-alc/,
+    check: (out) => expect(out).toMatch(/runs\s+\d+: mean [\d.]+ µs\s+std 0 ns/),
+  },
+  {
+    // "inter-node messages per rank: 2 = ⌈log4 12⌉"
+    match: /^schedule allreduce nap -n 48 --ppn 4/,
+    check: (out) => expect(out).toMatch(/inter-node: \d+ messages, max per rank 2\b/),
+  },
+  {
+    // "published value, ours, error, tolerance, pass/fail, basis"
+    match: /^reproduce 000$/,
+    check: (out) => {
+      expect(out).toMatch(/\[PASS\] \((sim|model)/);
+      expect(out).toMatch(/published .* \| ours .* \| tolerance/);
+    },
+  },
+];
+
+let out: string[];
+beforeEach(() => {
+  out = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    out.push(String(s));
+    return true;
+  });
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe("the README's coll commands", () => {
+  const commands = readmeCommands();
+  it('are found', () => {
+    expect(commands.length).toBeGreaterThan(10);
+    for (const c of Object.keys(ELSEWHERE)) expect(commands, `README no longer has '${c}'`).toContain(c);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'coll-readme-'));
+  for (const cmd of commands) {
+    if (ELSEWHERE[cmd]) continue;
+    it(cmd, async () => {
+      // Relative paths the command writes go to the temporary directory.
+      const argv = cmd.split(/\s+/).map((a) => (/^(out\/|[\w-]+\.(json|svg))$/.test(a) ? join(dir, a) : a));
+      expect(EXIT[cmd] ?? [0], out.join('\n')).toContain(await main(argv));
+      for (const s of SHOWS) if (s.match.test(cmd)) s.check(out.join('\n'));
+    }, 120_000);
+  }
+});
