@@ -41,9 +41,14 @@ export interface JobSpec {
 }
 
 /**
+ * Phases of the flat shared-memory collective block (shm-collectives.ts): call c uses
+ * phase c mod SHM_PHASES, so an eager rank runs up to SHM_PHASES − 1 calls ahead.
+ */
+export const SHM_PHASES = 8;
+/**
  * Slot size of the flat shared-memory collective block (shm-collectives.ts) of
  * communicators made by split and dup: calls whose per-rank slot write fits take the
- * flat path. Each such communicator keeps (2·size + 2) slots of the node arena.
+ * flat path. Each such communicator keeps SHM_PHASES·(size + 1) slots of the node arena.
  */
 export const SHM_SLOT_BYTES = 4096;
 /**
@@ -58,11 +63,12 @@ export const SHM_BLOCK_LIMIT = 65536;
  * Slot size for big-slot blocks (the world's, and sub-communicators' when rank 0's arena
  * slice has room): P blocks of SHM_BLOCK_LIMIT, so that scatter, alltoall and
  * reduce_scatter, whose ranks write all P blocks, take the flat path up to 64 KiB per
- * block too; at most `budget` bytes for the whole block, never under one block.
+ * block too; at most `budget` bytes for the whole block, never under SHM_SLOT_BYTES
+ * (blocks beyond the slots take direct mode).
  */
 export function bigSlotBytes(size: number, budget: number): number {
-  const fit = Math.floor(budget / (2 * size + 2) / 4096) * 4096 - 4096;
-  return Math.max(SHM_BLOCK_LIMIT, Math.min(SHM_BLOCK_LIMIT * size, fit));
+  const fit = Math.floor(budget / (SHM_PHASES * (size + 1)) / 4096) * 4096 - 4096;
+  return Math.max(SHM_SLOT_BYTES, Math.min(SHM_BLOCK_LIMIT * size, fit));
 }
 
 /** Slot size of the world communicator's block (one-node jobs; reserved at the start of the arena, at most an eighth of it). */

@@ -6,7 +6,7 @@
  * split and dup while their rank 0's arena slice has room, else 4 KiB; blocks of at
  * most 64 KiB) and no algorithm is named.
  *
- * A call c uses phase p = c mod 2: rank r writes its contribution into slot [p][r]
+ * A call c uses phase p = c mod PHASES (8): rank r writes its contribution into slot [p][r]
  * of the communicator's block in the node arena and publishes the call's target
  * number (c + 1) in the slot's first word; readers take what they need straight
  * from the slots. By shape:
@@ -21,10 +21,14 @@
  *   others wait for the root's slot.
  *
  * Slot reuse: before a rank writes phase p for call c it waits until every rank has
- * finished reading call c − 2 (each rank's done word of phase p carries the target
- * of the last call it finished there: c − 2's, or already c's for a rank that
- * returned early). Blocking calls never wait there in practice;
- * it is what makes eager returns and several outstanding nonblocking calls safe.
+ * finished reading call c − PHASES (each rank's done word of phase p carries the
+ * target of the last call it finished there: c − PHASES's, or already c's for a rank
+ * that returned early). Blocking everyone-shaped calls never wait there; it is what
+ * makes eager returns and several outstanding nonblocking calls safe, and with eight
+ * phases an eager root (bcast, scatter) or eager sender (reduce, gather) runs up to
+ * seven calls ahead of a reader that is not scheduled, instead of one: with more
+ * ranks than cores that is the difference between a context switch per call and one
+ * per burst of calls.
  *
  * Waiting spins briefly (the engine's adaptive budget), then parks on the rank's
  * doorbell; every write another rank may wait for rings the doorbells of sleeping
@@ -46,17 +50,18 @@
  * outside the arena are staged through arena scratch; when a rank cannot get any, its
  * slot says so and every rank runs the plan's schedule instead.
  *
- * Block layout (int32 words from the block's start): GEN[p] @0/@16, COUNTER[p]
- * @32/@48, per rank a line @64+16r (DONE[p] @+0/@+1); then 2·P slots (word 0: target,
- * words 1–3: signature meta, count, root; data from byte 16; in direct mode words 4–6:
- * send offset, receive offset, failed) and 2 result areas, each slot size + 64 bytes apart.
+ * Block layout (int32 words from the block's start): GEN[p] @16p, COUNTER[p]
+ * @16(PHASES + p), per rank a line @16(2·PHASES + r) (DONE[p] @+p); then PHASES·P
+ * slots (word 0: target, words 1–3: signature meta, count, root; data from byte 16;
+ * in direct mode words 4–6: send offset, receive offset, failed) and PHASES result
+ * areas, each slot size + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
 import { MismatchError } from '../core/errors.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
 import { describeSignature, type CallSignature } from '../exec/call-signature.js';
-import { SHM_SLOT_BYTES } from '../exec/config.js';
+import { SHM_PHASES, SHM_SLOT_BYTES } from '../exec/config.js';
 import type { Engine, WaitInfo } from './engine.js';
 import { osYield } from './os-yield.js';
 import type { Task } from '../exec/task.js';
@@ -68,9 +73,12 @@ export interface ShmResources extends DirectMemory {
   readonly paths: PathCounterLine;
 }
 
+/** Phases: call c uses phase c mod PHASES, so an eager rank can run PHASES − 1 calls ahead (at most 16: one word each in a rank's line). */
+const PHASES = SHM_PHASES;
+const PHASE_MASK = PHASES - 1;
 const GEN = 0; // + phase * 16
-const COUNTER = 32; // + phase * 16
-const RANKS = 64; // + rank * 16: DONE[phase] at +phase
+const COUNTER = PHASES * 16; // + phase * 16
+const RANKS = 2 * PHASES * 16; // + rank * 16: DONE[phase] at +phase
 const SIG_META = 1; // slot words after the target
 const SIG_COUNT = 2;
 const SIG_ROOT = 3;
@@ -116,7 +124,7 @@ function headerBytes(size: number): number {
 }
 
 export function shmBlockBytes(size: number, slotBytes: number = SHM_SLOT_BYTES): number {
-  return headerBytes(size) + (2 * size + 2) * (slotBytes + 64);
+  return headerBytes(size) + (PHASES * size + PHASES) * (slotBytes + 64);
 }
 
 /** Builds the wait description when a call has to report a timeout. */
@@ -193,19 +201,19 @@ export class ShmCollectives {
     this.i32 = new Int32Array(arena);
     this.base = offset >> 2;
     const slots = offset + headerBytes(size);
-    this.slotData = new Int32Array(2 * size);
+    this.slotData = new Int32Array(PHASES * size);
     this.sendAt = new Int32Array(size);
     this.recvAt = new Int32Array(size);
-    this.slotSeq = new Int32Array(2 * size);
+    this.slotSeq = new Int32Array(PHASES * size);
     this.slotView = [];
-    for (let i = 0; i < 2 * size; i++) {
+    for (let i = 0; i < PHASES * size; i++) {
       const at = slots + i * stride;
       this.slotSeq[i] = at >> 2;
       this.slotData[i] = at + DATA;
       this.slotView.push(new Uint8Array(arena, at + DATA, slotBytes));
     }
-    const results = slots + 2 * size * stride;
-    this.resultView = [0, 1].map((p) => new Uint8Array(arena, results + p * stride, slotBytes));
+    const results = slots + PHASES * size * stride;
+    this.resultView = Array.from({ length: PHASES }, (_, p) => new Uint8Array(arena, results + p * stride, slotBytes));
   }
 
   /**
@@ -264,7 +272,7 @@ export class ShmCollectives {
    */
   allreduceSum(send: NumberArray, recv: NumberArray, n: number, ctor: NumberArrayConstructor, sig: CallSignature, seq: number, timeoutMs: number): void {
     const c = this.calls++;
-    const ph = c & 1;
+    const ph = c & PHASE_MASK;
     const P = this.size;
     this.memory.paths.flat();
     const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c, seq, sig, direct: false };
@@ -276,7 +284,7 @@ export class ShmCollectives {
     const s0 = v[ph * P];
     const s1 = v[ph * P + 1];
     if (this.arrive(ph, targetOf(c))) {
-      const res = v[2 * P + ph];
+      const res = v[PHASES * P + ph];
       for (let i = 0; i < n; i++) res[i] = s0[i] + s1[i];
       for (let r = 2; r < P; r++) {
         const sr = v[ph * P + r];
@@ -288,7 +296,7 @@ export class ShmCollectives {
     this.verify(call, 0, P);
     if (P === 2) for (let i = 0; i < n; i++) recv[i] = s0[i] + s1[i];
     else {
-      const res = v[2 * P + ph];
+      const res = v[PHASES * P + ph];
       for (let i = 0; i < n; i++) recv[i] = res[i];
     }
     this.done(ph, targetOf(c));
@@ -296,14 +304,14 @@ export class ShmCollectives {
 
   // ------------------------------------------------------------ protocol steps
 
-  /** Whether every rank has finished reading call c − 2 (phase c mod 2 may be written). */
+  /** Whether every rank has finished reading call c − PHASES (phase c mod PHASES may be written). */
   free(c: number): boolean {
-    if (c < 2) return true;
+    if (c < PHASES) return true;
     const i32 = this.i32;
     // A rank that returned early (eager roles) may already have finished call c itself.
-    const want = targetOf(c - 2);
+    const want = targetOf(c - PHASES);
     const self = targetOf(c);
-    const at = this.base + RANKS + (c & 1);
+    const at = this.base + RANKS + (c & PHASE_MASK);
     for (let r = 0; r < this.size; r++) {
       const d = Atomics.load(i32, at + r * 16);
       if (d !== want && d !== self) return false;
@@ -314,7 +322,7 @@ export class ShmCollectives {
   /** Write this rank's contribution, publish it and wake whoever waits for it. */
   publish(call: Call): void {
     const { kind, c } = call;
-    const ph = c & 1;
+    const ph = c & PHASE_MASK;
     const me = this.rank;
     const P = this.size;
     const block = call.count * call.elementSize;
@@ -353,7 +361,7 @@ export class ShmCollectives {
 
   /** Whether the data this rank needs for the call has been published. */
   ready(call: Call): boolean {
-    const ph = call.c & 1;
+    const ph = call.c & PHASE_MASK;
     const t = targetOf(call.c);
     const i32 = this.i32;
     const P = this.size;
@@ -372,7 +380,7 @@ export class ShmCollectives {
   /** Take the result out of the slots, then mark the phase read by this rank. */
   finish(call: Call): void {
     const { kind, recv, count, root } = call;
-    const ph = call.c & 1;
+    const ph = call.c & PHASE_MASK;
     const me = this.rank;
     const P = this.size;
     switch (shapeOf(kind)) {
@@ -421,14 +429,14 @@ export class ShmCollectives {
   missing(call: Call, stage: Stage): number[] {
     const i32 = this.i32;
     const P = this.size;
-    const ph = call.c & 1;
+    const ph = call.c & PHASE_MASK;
     const out: number[] = [];
     if (stage === Stage.Settled) {
       for (let r = 0; r < P; r++) if (!this.doneWith(call, r)) out.push(r);
       return out;
     }
     if (stage === Stage.Guard) {
-      const want = targetOf(call.c - 2);
+      const want = targetOf(call.c - PHASES);
       const self = targetOf(call.c);
       for (let r = 0; r < P; r++) {
         const d = Atomics.load(i32, this.base + RANKS + r * 16 + ph);
@@ -482,7 +490,7 @@ export class ShmCollectives {
       // A broadcast root's buffer is the data others read; every other stand-in is written in full by the call.
       if (recvStage && kind === 'bcast') copyBytes(recvStage, 0, recv, 0, recv.byteLength);
     }
-    const w = this.slotSeq[(call.c & 1) * this.size + me];
+    const w = this.slotSeq[(call.c & PHASE_MASK) * this.size + me];
     const i32 = this.i32;
     i32[w + D_SEND] = shared.send && !failed ? ownSend.byteOffset : -1;
     i32[w + D_RECV] = shared.recv && !failed ? (recvStage ?? recv).byteOffset : -1;
@@ -495,7 +503,7 @@ export class ShmCollectives {
 
   /** Whether every rank has published its offsets for the call. */
   allPublished(call: Call): boolean {
-    const base = (call.c & 1) * this.size;
+    const base = (call.c & PHASE_MASK) * this.size;
     const t = targetOf(call.c);
     for (let r = 0; r < this.size; r++) if (Atomics.load(this.i32, this.slotSeq[base + r]) !== t) return false;
     return true;
@@ -505,7 +513,7 @@ export class ShmCollectives {
   moveDirect(call: Call, d: DirectState): void {
     const P = this.size;
     this.verify(call, 0, P);
-    const base = (call.c & 1) * P;
+    const base = (call.c & PHASE_MASK) * P;
     const i32 = this.i32;
     for (let r = 0; r < P; r++) {
       const w = this.slotSeq[base + r];
@@ -517,13 +525,13 @@ export class ShmCollectives {
       const { kind, root, count, elementSize, kernel } = call;
       moveDirect({ kind, rank: this.rank, size: P, root, count, elementSize, kernel, send: d.send, recv: d.recvStage ?? call.recv, sendAt: this.sendAt, recvAt: this.recvAt }, this.memory);
     }
-    this.done(call.c & 1, targetOf(call.c));
+    this.done(call.c & PHASE_MASK, targetOf(call.c));
   }
 
   /** Rank r has finished the call (or, having returned early, the next one of the phase). */
   private doneWith(call: Call, r: number): boolean {
-    const d = Atomics.load(this.i32, this.base + RANKS + r * 16 + (call.c & 1));
-    return d === targetOf(call.c) || d === targetOf(call.c + 2);
+    const d = Atomics.load(this.i32, this.base + RANKS + r * 16 + (call.c & PHASE_MASK));
+    return d === targetOf(call.c) || d === targetOf(call.c + PHASES);
   }
 
   /** Whether every rank is done with the call (nobody touches this rank's buffers any more). */
@@ -545,7 +553,7 @@ export class ShmCollectives {
 
   /** Store this rank's call signature next to its slot (before the slot is published). */
   private sign(call: Call): void {
-    const w = this.slotSeq[(call.c & 1) * this.size + this.rank];
+    const w = this.slotSeq[(call.c & PHASE_MASK) * this.size + this.rank];
     const i32 = this.i32;
     i32[w + SIG_META] = call.sig.meta;
     i32[w + SIG_COUNT] = call.sig.count;
@@ -554,7 +562,7 @@ export class ShmCollectives {
 
   /** Whether slot r of the call's phase carries another signature than the call's. */
   private differs(call: Call, r: number): boolean {
-    const w = this.slotSeq[(call.c & 1) * this.size + r];
+    const w = this.slotSeq[(call.c & PHASE_MASK) * this.size + r];
     const i32 = this.i32;
     const s = call.sig;
     return i32[w + SIG_META] !== s.meta || i32[w + SIG_COUNT] !== s.count || i32[w + SIG_ROOT] !== s.root;
@@ -569,11 +577,11 @@ export class ShmCollectives {
   }
 
   private mismatch(call: Call, r: number): never {
-    const w = this.slotSeq[(call.c & 1) * this.size + r];
+    const w = this.slotSeq[(call.c & PHASE_MASK) * this.size + r];
     const i32 = this.i32;
     const theirs = describeSignature(i32[w + SIG_META], i32[w + SIG_COUNT], i32[w + SIG_ROOT]);
     const mine = describeSignature(call.sig.meta, call.sig.count, call.sig.root);
-    this.done(call.c & 1, targetOf(call.c));
+    this.done(call.c & PHASE_MASK, targetOf(call.c));
     throw new MismatchError(
       `${this.describe(call.kind, call.seq, 0, Infinity).what}: rank ${r} called ${theirs} where rank ${this.rank} called ${mine}`,
       'every rank must make the same collective calls in the same order with matching arguments (collective, count, datatype, op, root); set COLL_DEBUG=1 to check each call on all ranks',
@@ -584,7 +592,7 @@ export class ShmCollectives {
   private earlyMismatch(call: Call): void {
     const i32 = this.i32;
     const t = targetOf(call.c);
-    const base = (call.c & 1) * this.size;
+    const base = (call.c & PHASE_MASK) * this.size;
     for (let r = 0; r < this.size; r++) if (Atomics.load(i32, this.slotSeq[base + r]) === t && this.differs(call, r)) this.mismatch(call, r);
   }
 
@@ -648,7 +656,7 @@ export class ShmCollectives {
     this.memory.release(v);
   }
 
-  /** Typed views of the slots (2·P) and result areas (2) for one element type. */
+  /** Typed views of the slots (PHASES·P) and result areas (PHASES) for one element type. */
   private typed(ctor: NumberArrayConstructor): NumberArray[] {
     if (this.typedCtor === ctor) return this.typedViews;
     let views = this.typedCache.get(ctor);
@@ -813,5 +821,10 @@ class ShmTask implements Task {
 
 /** Clear a freshly allocated block (the allocating rank does this before publishing the offset). */
 export function initShmBlock(arena: SharedArrayBuffer, offset: number, size: number, slotBytes: number = SHM_SLOT_BYTES): void {
-  new Uint8Array(arena, offset, shmBlockBytes(size, slotBytes)).fill(0);
+  // The header and each slot's first line (target and signature words); data areas are
+  // only read after their slot is published, so they are left as they are (untouched pages).
+  const u8 = new Uint8Array(arena);
+  u8.fill(0, offset, offset + headerBytes(size));
+  const slots = offset + headerBytes(size);
+  for (let i = 0; i < PHASES * size + PHASES; i++) u8.fill(0, slots + i * (slotBytes + 64), slots + i * (slotBytes + 64) + 64);
 }
