@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'out/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'out/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
