@@ -1,22 +1,11 @@
 /** The `coll` CLI, run in-process through main(). */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureConsole } from '../helpers/console.js';
 import { main } from '../../src/cli/main.js';
 import { listAlgorithms } from '../../src/algorithms/registry.js';
 import { COLLECTIVES } from '../../src/schedule/types.js';
 
-let out: string[];
-let err: string[];
-beforeEach(() => {
-  out = [];
-  err = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-    out.push(String(s));
-    return true;
-  });
-});
-afterEach(() => vi.restoreAllMocks());
+const { out, err } = captureConsole();
 
 describe('coll algorithms', () => {
   it('--json lists every registered algorithm with restrictions, params and cost', async () => {

@@ -2,26 +2,15 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureConsole } from '../helpers/console.js';
 import { main } from '../../src/cli/main.js';
 import { listAlgorithms } from '../../src/algorithms/registry.js';
 import { DELTA } from '../../src/model/machines/index.js';
 import { machineToJson } from '../../src/model/machines/load.js';
 
-let out: string[];
-let err: string[];
-beforeEach(() => {
-  out = [];
-  err = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-    out.push(String(s));
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-});
-afterEach(() => vi.restoreAllMocks());
+const captured = captureConsole({ quietStderr: true });
+const { out, err } = captured;
 const dir = mkdtempSync(join(tmpdir(), 'coll-cli-'));
 
 describe('coll model', () => {
@@ -89,7 +78,7 @@ describe('coll tune', () => {
     expect(existsSync(f)).toBe(true);
     const t = JSON.parse(readFileSync(f, 'utf8')) as { format: string; rules: { collective: string }[] };
     expect(t.format).toBe('collectives-decisions/1');
-    out = [];
+    captured.clear();
     expect(await main(['tune', '--table', f, '--lookup', 'allreduce,6,100'])).toBe(0);
     expect(out.join('\n')).toMatch(/^allreduce\/\w+/);
     expect(await main(['tune', '--table', f, '--lookup', 'gather,6,100'])).toBe(1);
@@ -103,7 +92,7 @@ describe('coll fit', () => {
     expect(await main(['fit', '--quick', '--kernels-only', '--out', f, '--name', 'ci'])).toBe(0);
     expect(out.join('\n')).toMatch(/sum\/float64 +[\d.]+ ns/);
     expect(out.join('\n')).toContain('not measured (written as marked assumptions or left out)');
-    out = [];
+    captured.clear();
     expect(await main(['model', 'allreduce', '-n', '8', '--bytes', '1k', '--machine', f])).toBe(0);
     expect(out.join('\n')).toMatch(/machine ci \(measured on .* by coll fit/);
   });

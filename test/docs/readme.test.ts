@@ -8,7 +8,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { captureConsole } from '../helpers/console.js';
 import { main } from '../../src/cli/main.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -70,17 +71,7 @@ const SHOWS: { match: RegExp; check: (out: string) => void }[] = [
   },
 ];
 
-let out: string[];
-beforeEach(() => {
-  out = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-    out.push(String(s));
-    return true;
-  });
-});
-afterEach(() => vi.restoreAllMocks());
+const { out } = captureConsole();
 
 describe("the README's coll commands", () => {
   const commands = readmeCommands();
