@@ -326,7 +326,7 @@ export class Communicator {
             worldOf,
             rt.engine,
             (kind, seq, timeoutMs, deadline) => new CallInfo(kind, seq, this, timeoutMs, deadline, this.worldOf),
-            { arena: rt.arena, u8: new Uint8Array(rt.arena), scratch: (bytes) => rt.allocScratch(bytes), release: (v) => rt.freeScratch(v), paths: rt.paths },
+            { scratch: (bytes) => rt.allocScratch(bytes), release: (v) => rt.freeScratch(v), paths: rt.paths },
             shmSlotBytes,
             shmBlockBytes,
           )

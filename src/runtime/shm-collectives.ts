@@ -68,8 +68,10 @@ import type { Task } from '../exec/task.js';
 import { moveDirect, sendNeedsSnapshot, sharedBuffers, type DirectMemory } from './shm-direct.js';
 import type { PathCounterLine } from './path-counters.js';
 
-/** The arena and scratch for direct mode, and the rank's path counters. */
-export interface ShmResources extends DirectMemory {
+/** Scratch for direct mode (arena views when there is room) and the rank's path counters. */
+export interface ShmResources {
+  scratch(bytes: number): Uint8Array;
+  release(v: Uint8Array): void;
   readonly paths: PathCounterLine;
 }
 
@@ -181,6 +183,8 @@ export class ShmCollectives {
   private readonly typedCache = new Map<NumberArrayConstructor, NumberArray[]>();
   private readonly sendAt: Int32Array;
   private readonly recvAt: Int32Array;
+  /** The arena and scratch for direct mode (shm-direct.ts), and the path counters. */
+  private readonly memory: DirectMemory & ShmResources;
 
   constructor(
     arena: SharedArrayBuffer,
@@ -190,7 +194,7 @@ export class ShmCollectives {
     private readonly worldOf: Int32Array,
     private readonly engine: Engine,
     private readonly describe: DescribeCall,
-    private readonly memory: ShmResources,
+    resources: ShmResources,
     slotBytes: number = SHM_SLOT_BYTES,
     blockBytes: number = slotBytes,
   ) {
@@ -198,6 +202,7 @@ export class ShmCollectives {
     this.blockLimit = Math.min(slotBytes, blockBytes);
     const stride = slotBytes + 64;
     this.u8 = new Uint8Array(arena);
+    this.memory = { arena, u8: this.u8, ...resources };
     this.i32 = new Int32Array(arena);
     this.base = offset >> 2;
     const slots = offset + headerBytes(size);
@@ -246,7 +251,7 @@ export class ShmCollectives {
       if (!this.allDone(call)) this.wait(call, Stage.Settled, seq, timeoutMs);
       return this.settleDirect(call, d);
     } finally {
-      for (const v of d.scratch) this.memory.release(v);
+      this.releaseDirect(d);
     }
   }
 
@@ -651,9 +656,9 @@ export class ShmCollectives {
     for (let r = 0; r < this.size; r++) if (r !== this.rank) ep.wakeRank(this.worldOf[r]);
   }
 
-  /** Give back scratch of a direct call. */
-  releaseScratch(v: Uint8Array): void {
-    this.memory.release(v);
+  /** Give back a direct call's scratch (once: the list is emptied). */
+  releaseDirect(d: DirectState): void {
+    for (const v of d.scratch.splice(0)) this.memory.release(v);
   }
 
   /** Typed views of the slots (PHASES·P) and result areas (PHASES) for one element type. */
@@ -791,9 +796,9 @@ class ShmTask implements Task {
     const d = this.direct as DirectState;
     if (!shm.allDone(call)) return;
     const ok = shm.settleDirect(call, d);
-    this.end(undefined);
-    if (ok) return;
-    this.done = false;
+    if (ok) return this.end(undefined);
+    // Some rank could not share a buffer: every rank runs the schedule instead.
+    shm.releaseDirect(d);
     this.instead = (this.fallback as () => Task)();
     this.instead.start();
     this.follow(this.instead);
@@ -813,7 +818,7 @@ class ShmTask implements Task {
   }
 
   private end(error: Error | undefined): void {
-    if (this.direct) for (const v of this.direct.scratch.splice(0)) this.shm.releaseScratch(v);
+    if (this.direct) this.shm.releaseDirect(this.direct);
     this.error = error;
     this.done = true;
   }
