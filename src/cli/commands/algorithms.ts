@@ -37,40 +37,40 @@ export function describeAlgorithm(a: AlgorithmSpec) {
   };
 }
 
-/** The runtime's flat shared-memory path of a collective and its direct mode, listed beside the catalogue (they are not schedules). */
-function runtimePaths(collective: CollectiveKind): (ReturnType<typeof describeAlgorithm> & { runtimePath: true })[] {
-  const out: (ReturnType<typeof describeAlgorithm> & { runtimePath: true })[] = [];
-  if (hasFlat(collective)) out.push(flatPath(collective));
-  if (hasDirect(collective)) {
-    out.push({
-      id: `${collective}/${SHM_DIRECT}`,
-      collective,
-      name: SHM_DIRECT,
-      description: SHM_DIRECT_DESCRIPTION,
-      source: 'runtime (src/runtime/shm-direct.ts)',
-      restrictions: [{ id: 'one-node', description: 'a communicator on one node (with more than one rank)' }],
-      params: [],
-      cost: 'one copy of what each rank receives, straight between the users\' buffers (reductions: P chunks folded in parallel); two synchronisations',
-      orderPreserving: true,
-      runtimePath: true,
-    });
-  }
-  return out;
-}
+type RuntimePath = ReturnType<typeof describeAlgorithm> & { runtimePath: true };
 
-function flatPath(collective: CollectiveKind): ReturnType<typeof describeAlgorithm> & { runtimePath: true } {
-  return {
-    id: `${collective}/${SHM_FLAT}`,
+/** The runtime's flat shared-memory path of a collective and its direct mode, listed beside the catalogue (they are not schedules). */
+function runtimePaths(collective: CollectiveKind): RuntimePath[] {
+  const path = (name: string, description: string, file: string, restriction: { id: string; description: string }, cost: string): RuntimePath => ({
+    id: `${collective}/${name}`,
     collective,
-    name: SHM_FLAT,
-    description: SHM_FLAT_DESCRIPTION,
-    source: 'runtime (src/runtime/shm-collectives.ts)',
-    restrictions: [{ id: 'one-node-slots', description: 'a communicator on one node whose shared slots hold the call (blocks of at most 64 KiB)' }],
+    name,
+    description,
+    source: `runtime (src/runtime/${file})`,
+    restrictions: [restriction],
     params: [],
-    cost: 'one write into the slot and one read per block the rank needs, through shared memory',
+    cost,
     orderPreserving: true,
     runtimePath: true,
-  };
+  });
+  const out: RuntimePath[] = [];
+  if (hasFlat(collective)) {
+    out.push(
+      path(SHM_FLAT, SHM_FLAT_DESCRIPTION, 'shm-collectives.ts', { id: 'one-node-slots', description: 'a communicator on one node whose shared slots hold the call (blocks of at most 64 KiB)' }, 'one write into the slot and one read per block the rank needs, through shared memory'),
+    );
+  }
+  if (hasDirect(collective)) {
+    out.push(
+      path(
+        SHM_DIRECT,
+        SHM_DIRECT_DESCRIPTION,
+        'shm-direct.ts',
+        { id: 'one-node', description: 'a communicator on one node (with more than one rank)' },
+        "one copy of what each rank receives, straight between the users' buffers (reductions: P chunks folded in parallel); two synchronisations",
+      ),
+    );
+  }
+  return out;
 }
 
 export const algorithmsCommand: Command = {
