@@ -102,7 +102,7 @@ function checkInPlace(comm: Communicator): void {
 }
 
 /** A rank whose arena slice is full cannot share its private buffers: every rank runs the schedule instead, and gets the right result. */
-function checkFallback(comm: Communicator): void {
+async function checkFallback(comm: Communicator): Promise<void> {
   const P = comm.size;
   const me = comm.rank;
   const n = 20_000;
@@ -123,6 +123,8 @@ function checkFallback(comm: Communicator): void {
   const bc = me === P - 1 ? Float64Array.from({ length: n }, (_, i) => i * 3) : new Float64Array(n);
   comm.bcast(bc, { root: P - 1 });
   report.ok(bc.every((v, i) => v === i * 3), `fallback with a full arena on rank ${P - 1}: bcast`);
+  const nb = await comm.iallreduce(Float64Array.from({ length: n }, (_, i) => me + i), new Float64Array(n));
+  report.ok(nb.every((v, i) => v === (P * (P - 1)) / 2 + P * i), `fallback with a full arena on rank ${P - 1}: iallreduce`);
   for (const h of held) comm.free(h);
 }
 
@@ -142,7 +144,7 @@ if (world.nodeCount === 1) {
   reversed.free();
   const dup = world.dup();
   checkInPlace(dup);
-  checkFallback(dup);
+  await checkFallback(dup);
   dup.free();
   if (world.size > 1) {
     const m = world.dup();
