@@ -204,6 +204,35 @@ export class TcpDevice implements NodeLink {
     return pairKey(this.o.secret, this.node, peer, ids);
   };
 
+  /**
+   * Called when a connection is authenticated and usable: `dialled` true when this node
+   * dialled it, false when it accepted it (connections.ts switches a pair to TCP on it).
+   */
+  onConnection: ((peer: number, dialled: boolean) => void) | undefined = undefined;
+
+  /** Whether frames to `node` would go out on an established connection now (no dialling). */
+  isConnected(node: number): boolean {
+    return this.sendConn.get(node)?.ready === true;
+  }
+
+  /**
+   * Dial `node` now, or reuse the connection to it (dialled or accepted); resolves once
+   * it is established (authenticated, its queued frames written), rejects if it failed
+   * (the failure is also reported through onError).
+   */
+  async connect(node: number): Promise<void> {
+    const c = this.sendConn.get(node) ?? this.dial(node);
+    await c.settled;
+    if (!c.ready || !this.all.has(c)) throw new TransportError(`node ${this.node}: could not connect to node ${node}`);
+  }
+
+  /** Send a frame only over an established connection to `node`; false (nothing sent, nothing dialled) when there is none. */
+  sendIfConnected(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): boolean {
+    if (!this.isConnected(node)) return false;
+    this.send(node, header, payload, onSent);
+    return true;
+  }
+
   send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void {
     this.bytesSent += payload.byteLength;
     if (++this.framesSent === this.o.resetAfterFrames) this.resetAll();
@@ -303,6 +332,7 @@ export class TcpDevice implements NodeLink {
     c.queue = [];
     for (const p of q) this.write(c, p.header, p.payload, p.onSent);
     c.settle();
+    this.onConnection?.(c.peer, c.dialledAt !== undefined);
   }
 
   private lost(c: Conn, e: Error, reset = false): void {
