@@ -22,6 +22,18 @@ import { fitPingPong, fitReduceThroughput, fitSerialReduction, fitTestjig, type 
 import { fitPlan, NOP_SERIES, type FitPlan } from './fit-plan.js';
 import { measureCopy, measureReduce, supportedPairs, type TimingOptions } from './measure.js';
 
+/**
+ * A per-element (per-byte) cost from timings: the least-squares slope, or, when noise
+ * made it non-positive (short timings on a busy machine), the time per unit of the
+ * largest sample, an upper bound that still includes the call overhead: a machine file
+ * must never claim that reducing or copying is free.
+ */
+export function perUnit(slope: number, samples: readonly Sample[]): { value: number; how: string } {
+  if (slope > 0) return { value: slope, how: 'slope' };
+  const big = samples.reduce((a, b) => (b.x > a.x ? b : a));
+  return { value: big.seconds / big.x, how: `time per unit at ${big.x} (the slope came out ${slope.toExponential(2)} s: noise)` };
+}
+
 export interface FitHooks {
   /** One-way seconds for a message of `bytes` between two ranks of one node (runtime threads). */
   pingPongIntra?: (bytes: number) => Promise<number>;
@@ -92,8 +104,9 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
     const f = fitReduceThroughput(s);
     reduce[key] = f;
     rows[key] = s.map((x) => x.seconds);
-    gammaBy[key] = Math.max(0, f.gamma);
-    sources[`gammaBy.${key}`] = `${M}: slope of ${counts.length} reduce timings (rms residual ${f.fit.rms.toExponential(2)} s)`;
+    const g = perUnit(f.gamma, s);
+    gammaBy[key] = g.value;
+    sources[`gammaBy.${key}`] = `${M}: ${g.how} of ${counts.length} reduce timings (rms residual ${f.fit.rms.toExponential(2)} s)`;
     tick(`reduce ${key}: ${(f.gamma * 1e9).toFixed(3)} ns/element + ${(f.overhead * 1e9).toFixed(0)} ns/call`);
   }
   sources.reduceTable = `${M}: seconds per call to combine two vectors of n elements (kernels of src/core)`;
@@ -101,8 +114,9 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
   // Copy rate.
   const copySamples = measureCopy(COPY_SIZES, o.timing);
   const copy = fitReduceThroughput(copySamples);
-  const copyPerByte = Math.max(0, copy.gamma);
-  sources.copyPerByte = `${M}: slope of memcpy timings, ${COPY_SIZES.length} sizes (rms residual ${copy.fit.rms.toExponential(2)} s)`;
+  const c = perUnit(copy.gamma, copySamples);
+  const copyPerByte = c.value;
+  sources.copyPerByte = `${M}: ${c.how} of memcpy timings, ${COPY_SIZES.length} sizes (rms residual ${copy.fit.rms.toExponential(2)} s)`;
   tick(`copy: ${(1 / copyPerByte / 1e9).toFixed(2)} GB/s`);
 
   // Link classes through the runtime hooks (one-way times, relative least squares).

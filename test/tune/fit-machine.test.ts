@@ -3,7 +3,7 @@ import { serialReduction } from '../../src/model/lrc.js';
 import { numericPaths, sourceOf, validateMachine } from '../../src/model/machine.js';
 import { getMachine, machineNames } from '../../src/model/machines/index.js';
 import { machineFromJson, machineToJson } from '../../src/model/machines/load.js';
-import { runFit } from '../../src/tune/fit-machine.js';
+import { perUnit, runFit } from '../../src/tune/fit-machine.js';
 import { measureReduce, supportedPairs } from '../../src/tune/measure.js';
 
 const quick = { ops: ['sum', 'band'], dtypes: ['float64', 'int32'], counts: [1, 64, 4096], timing: { minSeconds: 2e-4, trials: 1 } };
@@ -11,6 +11,16 @@ const quick = { ops: ['sum', 'band'], dtypes: ['float64', 'int32'], counts: [1, 
 describe('coll fit machinery', () => {
   it('supported (op, dtype) pairs skip bitwise operators on floats', () => {
     expect(supportedPairs(['sum', 'band'], ['float64', 'int32']).map((p) => `${p.op}/${p.dtype}`)).toEqual(['sum/float64', 'sum/int32', 'band/int32']);
+  });
+
+  it('a per-unit cost is never zero: a noisy non-positive slope falls back to the time per unit of the largest sample', () => {
+    expect(perUnit(2e-9, [{ x: 10, seconds: 1 }])).toEqual({ value: 2e-9, how: 'slope' });
+    const noisy = perUnit(-1e-12, [
+      { x: 64, seconds: 4e-7 },
+      { x: 4096, seconds: 3e-7 },
+    ]);
+    expect(noisy.value).toBeCloseTo(3e-7 / 4096, 18);
+    expect(noisy.how).toMatch(/time per unit at 4096 .*noise/);
   });
 
   it('measured reduce time grows with the vector length', () => {
