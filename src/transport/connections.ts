@@ -317,7 +317,7 @@ export class AdaptiveLink implements NodeLink {
     for (const peer of initial) {
       const st = this.peers[peer];
       st.initial = true;
-      if (st.cm === 'connected') continue;
+      if (st.cm !== 'none') continue; // traffic before start() began an on-demand handshake: it finishes the job
       if (this.node < peer) {
         st.cm = 'dialling';
         this.tcp.connect(peer).then(
