@@ -51,6 +51,18 @@ export interface MatrixOptions {
   readonly extras?: boolean;
   /** Before each repetition wait (≤ 60 s) until the CPUs are at most this busy (default 0.25; 1 = never wait). */
   readonly idle?: number;
+  /**
+   * Node processes per job (default 1). Above 1 the ranks are spread over that many
+   * node processes talking over TCP on loopback, and the peer MPI is held to TCP too
+   * (Open MPI: `--mca btl tcp,self`; MPICH: `MPIR_CVAR_NOLOCAL=1`), the anchor of the
+   * inter-node matrix.
+   */
+  readonly nodes?: number;
+}
+
+/** mpirun options that keep a peer MPI off shared memory (every message over TCP). */
+export function peerTcpOnly(peer: PeerMpi): string[] {
+  return peer === 'openmpi' ? ['--mca', 'btl', 'tcp,self'] : ['-genv', 'MPIR_CVAR_NOLOCAL', '1', '-genv', 'MPIR_CVAR_CH3_NOLOCAL', '1'];
 }
 
 export interface MatrixSample {
@@ -74,7 +86,7 @@ export interface MatrixRun {
   readonly machine: string;
   readonly loadBefore: readonly number[];
   readonly loadAfter: readonly number[];
-  readonly options: Required<Omit<MatrixOptions, 'idle'>> & { idle: number };
+  readonly options: Required<Omit<MatrixOptions, 'idle' | 'nodes'>> & { idle: number; nodes?: number };
   readonly samples: MatrixSample[];
 }
 
@@ -150,6 +162,7 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
   const iterations = o.iterations ?? 1000;
   const shared = o.shared ?? true;
   const idle = o.idle ?? 0.25;
+  const nodes = o.nodes ?? 1;
   const jobs = matrixJobs(o);
   const peersOf = (j: MatrixJob): readonly PeerMpi[] => (j.kind === 'variant' ? [] : o.peers);
   const total = reps * jobs.reduce((s, j) => s + 1 + peersOf(j).length, 0);
@@ -177,13 +190,13 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
             datatype: job.datatype,
             op: job.op,
             ranks: job.ranks,
-            nodes: 1,
+            nodes,
             nonblocking: job.nonblocking,
             communicator: job.communicator,
           });
           for (const rec of r.records) samples.push({ impl, job, bytes: rec.bytes, rep, avg_us: rec.avg_us, algorithm: rec.algorithm });
         } else {
-          const recs = await runPeer(impl, { collective: job.collective, ranks: job.ranks, sizes: job.sizes, iterations, datatype: job.datatype, op: job.op });
+          const recs = await runPeer(impl, { collective: job.collective, ranks: job.ranks, sizes: job.sizes, iterations, datatype: job.datatype, op: job.op, mpirunArgs: nodes > 1 ? peerTcpOnly(impl) : [] });
           for (const rec of recs) samples.push({ impl, job, bytes: rec.bytes, rep, avg_us: rec.avg_us });
         }
         done++;
@@ -207,6 +220,7 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
       shared,
       extras: o.extras ?? true,
       idle,
+      nodes,
     },
     samples,
   };
@@ -280,6 +294,10 @@ export function summarize(run: MatrixRun): RatioSummary[] {
   return out;
 }
 
+function nodesText(nodes: number): string {
+  return nodes <= 1 ? 'one node' : `the ranks spread over ${nodes} node processes talking over TCP on loopback, the peer MPI held to TCP (Open MPI \`--mca btl tcp,self\`, MPICH \`MPIR_CVAR_NOLOCAL=1\`)`;
+}
+
 /** The markdown report (the generated section of docs/benchmarks.md). */
 export function matrixMarkdown(run: MatrixRun, plotPath?: string): string {
   const o = run.options;
@@ -287,7 +305,7 @@ export function matrixMarkdown(run: MatrixRun, plotPath?: string): string {
   const lines: string[] = [];
   lines.push(
     `Run ${run.started.replace('T', ' ').slice(0, 16)}–${run.finished.slice(11, 16)} UTC on ${run.machine}; load average ${run.loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${run.loadAfter.map((l) => l.toFixed(2)).join(' ')} after. ` +
-      `${o.reps} repetitions, alternating; medians; OSU iteration counts (${o.iterations} up to 16 KiB, ${Math.max(20, Math.floor(o.iterations / 20))} to 1 MiB, 20 above; warm-up a tenth); ${o.shared ? 'buffers from `comm.alloc`' : 'private buffers'}; float64 sum unless said; one node.`,
+      `${o.reps} repetitions, alternating; medians; OSU iteration counts (${o.iterations} up to 16 KiB, ${Math.max(20, Math.floor(o.iterations / 20))} to 1 MiB, 20 above; warm-up a tenth); ${o.shared ? 'buffers from `comm.alloc`' : 'private buffers'}; float64 sum unless said; ${nodesText(o.nodes ?? 1)}.`,
     '',
     '| peer | ranks | cells | geometric mean | max | cells > 3× | max at ≥ 1 MiB |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -349,7 +367,7 @@ export function matrixHeatMap(run: MatrixRun, peer: PeerMpi): string {
     values.push(o.sizes.map((b, i) => (job.collective === 'barrier' ? (i === 0 ? medianOf(run, 'collectives', job, 0) / medianOf(run, peer, job, 0) : Number.NaN) : medianOf(run, 'collectives', job, b) / medianOf(run, peer, job, b))));
   }
   return heatMapSvg({
-    title: `collectives / ${peer}: time ratio per call (below 1 = faster), ${run.started.slice(0, 10)}`,
+    title: `collectives / ${peer}: time ratio per call (below 1 = faster)${(o.nodes ?? 1) > 1 ? `, ${o.nodes} nodes over TCP` : ''}, ${run.started.slice(0, 10)}`,
     columns: o.sizes.map(sizeLabel),
     rows,
     values,
@@ -363,11 +381,18 @@ export function matrixHeatMap(run: MatrixRun, peer: PeerMpi): string {
 export const DOCS_BEGIN = '<!-- bench-matrix:begin (generated by `coll bench matrix --docs`; edits inside are overwritten) -->';
 export const DOCS_END = '<!-- bench-matrix:end -->';
 
-/** Replace the generated section of a markdown document (or append it). */
-export function replaceSection(doc: string, section: string): string {
-  const block = `${DOCS_BEGIN}\n${section}\n${DOCS_END}`;
-  const a = doc.indexOf(DOCS_BEGIN);
-  const b = doc.indexOf(DOCS_END);
-  if (a >= 0 && b > a) return doc.slice(0, a) + block + doc.slice(b + DOCS_END.length);
+/** The markers of a matrix's generated section: one section for one node, another for several. */
+export function docsMarkers(nodes = 1): { begin: string; end: string } {
+  if (nodes <= 1) return { begin: DOCS_BEGIN, end: DOCS_END };
+  return { begin: '<!-- bench-matrix-nodes:begin (generated by `coll bench matrix --nodes K --docs`; edits inside are overwritten) -->', end: '<!-- bench-matrix-nodes:end -->' };
+}
+
+/** Replace (or append) the generated section between the markers. */
+export function replaceSection(doc: string, section: string, markers = docsMarkers()): string {
+  const { begin, end } = markers;
+  const block = `${begin}\n${section}\n${end}`;
+  const a = doc.indexOf(begin);
+  const b = doc.indexOf(end);
+  if (a >= 0 && b > a) return doc.slice(0, a) + block + doc.slice(b + end.length);
   return `${doc.trimEnd()}\n\n${block}\n`;
 }

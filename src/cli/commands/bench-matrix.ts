@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { isCollective } from '../../algorithms/registry.js';
 import { ArgumentError, checkIntRange } from '../../core/errors.js';
-import { matrixHeatMap, matrixMarkdown, replaceSection, runMatrix, summarize, type MatrixRun } from '../../bench/matrix.js';
+import { docsMarkers, matrixHeatMap, matrixMarkdown, replaceSection, runMatrix, summarize, type MatrixRun } from '../../bench/matrix.js';
 import { PEER_MPIS, peerBinary, type PeerMpi } from '../../bench/peer.js';
 import type { CollectiveKind } from '../../schedule/types.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
@@ -18,6 +18,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'ranks', type: 'string', description: 'rank counts, comma-separated (default 2,4,8)' },
   { name: 'collectives', type: 'string', description: 'collectives, comma-separated (default all nine)' },
   { name: 'sizes', type: 'string', description: 'message sizes in bytes, comma-separated (default 8,64,1024,4096,65536,1048576,4194304)' },
+  { name: 'nodes', type: 'number', description: 'node processes per job (default 1); above 1 the ranks talk over TCP and the peer MPI is held to TCP' },
   { name: 'reps', type: 'number', description: 'repetitions, alternating the two sides (default 3)' },
   { name: 'iterations', alias: 'i', type: 'number', description: 'timed calls up to 16 KiB (default 1000, OSU; fewer above)' },
   { name: 'no-extras', type: 'boolean', description: 'skip the spot checks and the nonblocking / sub-communicator variants' },
@@ -67,6 +68,8 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
     for (const c of collectives ?? []) if (!isCollective(c)) throw new ArgumentError(`unknown collective '${c}'`);
     const reps = opt<number>(args, 'reps') ?? 3;
     checkIntRange('--reps', reps, 1, 100);
+    const nodes = opt<number>(args, 'nodes') ?? 1;
+    checkIntRange('--nodes', nodes, 1, 64);
     const tty = process.stderr.isTTY === true;
     const t0 = Date.now();
     run = await runMatrix(
@@ -80,6 +83,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
         shared: !opt<boolean>(args, 'private'),
         extras: !opt<boolean>(args, 'no-extras'),
         idle: opt<number>(args, 'idle'),
+        nodes,
       },
       (p) => {
         const eta = p.done > 0 ? Math.round((((Date.now() - t0) / p.done) * (p.total - p.done)) / 1000) : undefined;
@@ -103,7 +107,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
   const md = matrixMarkdown(run, plot && docs ? relative(dirname(docs), plot) : undefined);
   console.log(md);
   if (docs) {
-    writeFileSync(docs, replaceSection(existsSync(docs) ? readFileSync(docs, 'utf8') : '# Benchmarks\n', md));
+    writeFileSync(docs, replaceSection(existsSync(docs) ? readFileSync(docs, 'utf8') : '# Benchmarks\n', md, docsMarkers(run.options.nodes)));
     process.stderr.write(`updated ${docs}\n`);
   }
   for (const s of summarize(run)) process.stderr.write(`${s.ranks} ranks vs ${s.peer}: geometric mean ${s.geomean.toFixed(2)}×, max ${s.max.toFixed(2)}× over ${s.cells} cells\n`);
