@@ -7,7 +7,9 @@
  *   seed 000 Table 5.1 statistics and a histogram (Fig. 5.5);
  * - skew: host CPU time inside barrier/bcast when ranks enter with random skew
  *   (seed 003 Fig. 6.10);
- * - overlap: share of a computation that hides a nonblocking allreduce.
+ * - overlap: share of a computation that hides a nonblocking allreduce;
+ * - startup and connections (seed 003 ch. 2 and 3): experiment-startup.ts and
+ *   experiment-connections.ts.
  *
  * Progress goes to stderr; results as a table, JSON lines (--json) and SVG (--plot).
  */
@@ -21,6 +23,7 @@ import { runSkewExperiment, skewJson, skewPlot, skewTable } from '../../experime
 import { checkNoise, parseVariants, type NoiseOptions } from '../../experiments/variants.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
+import { CONNECTIONS_USAGE, connectionsExperimentCommand } from './experiment-connections.js';
 import { STARTUP_USAGE, startupExperimentCommand } from './experiment-startup.js';
 
 const EXPERIMENTS = ['noise', 'skew', 'overlap'] as const;
@@ -138,15 +141,16 @@ function progressHooks(name: string): JobHooks & { onVariant(label: string, i: n
 
 export const experimentCommand: Command = {
   name: 'experiment',
-  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up ([Moody-2003], [Yu-2006])',
+  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up and connection counts ([Moody-2003], [Yu-2006])',
   async run(argv) {
     const name = argv[0];
     if (name === undefined || name === '--help' || name === '-h') {
-      console.log(['usage: coll experiment <noise|skew|overlap|startup> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`].join('\n'));
+      console.log(['usage: coll experiment <noise|skew|overlap|startup|connections> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`, `  ${CONNECTIONS_USAGE}`].join('\n'));
       return name === undefined ? 2 : 0;
     }
     if (name === 'startup') return startupExperimentCommand(argv.slice(1));
-    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')} or startup`);
+    if (name === 'connections') return connectionsExperimentCommand(argv.slice(1));
+    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')}, startup or connections`);
     const exp = name as ExperimentName;
     const specs = [...COMMON, ...SPECIFIC[exp]];
     const args = parseArgs(argv.slice(1), specs);

@@ -4,7 +4,8 @@
  * error, the tolerance and pass / fail / not-matchable (with the reason) / info.
  *
  * Subjects: `models` (the modelling claims of seeds 000, 001, 003, 004, and seed 003's
- * start-up claims run on the runtime's own start-up code), `sim` (the
+ * start-up claims run on the runtime's own start-up code and its Table 3.2 connection
+ * counts on the transport's connection rules), `sim` (the
  * claims checked by simulation, every seed), a seed id `000` … `004` (both kinds for
  * that seed) or `all`. Simulator checks also say their basis: calibrated (a parameter
  * was fitted to it), validation, input or derived. --plot writes the regime maps and
@@ -16,6 +17,7 @@ import { ArgumentError } from '../../core/errors.js';
 import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
+import { reproduceConnections } from '../../experiments/connections-reproduce.js';
 import { reproduceStartup } from '../../experiments/startup-reproduce.js';
 import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
@@ -69,6 +71,8 @@ export const reproduceCommand: Command = {
       if (seedId === undefined || seedId === '003') {
         if (!json && process.stderr.isTTY) process.stderr.write('\rcoll reproduce: start-up exchange and daemon ring…\x1b[K');
         rows.push(...(await reproduceStartup({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
+        // Seed 003 ch. 3: Table 3.2's connection counts on the transport's connection rules (pure computation).
+        rows.push(...reproduceConnections().map((c) => ({ ...c, source: 'runtime' as const })));
       }
       if (seedId === undefined || seedId === '001') {
         const charts = bienzCharts(BLUE_WATERS);
