@@ -6,6 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import type { SharedMemory } from './simd.js';
 import type { StartupScheme } from '../launch/startup/schemes.js';
+import type { ConnectionSettings } from '../transport/connections.js';
 
 export interface JobSpec {
   readonly jobId: string;
@@ -34,6 +35,8 @@ export interface JobSpec {
   readonly engineSpin: number;
   /** How the nodes exchange their endpoints at start-up (launch/startup/schemes.ts). */
   readonly startup: StartupScheme;
+  /** When node pairs get a TCP connection (transport/connections.ts); before it, datagrams. */
+  readonly connections: ConnectionSettings;
   /** Module to preload with --import in node processes (tsx), if any. */
   readonly loader: string | undefined;
   /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */
@@ -98,6 +101,8 @@ export interface RankSpec {
   /** Bytes at the start of the arena reserved before the per-endpoint slices. */
   readonly arenaReserved: number;
   readonly flagsPerEndpoint: number;
+  /** The node's direct-write table (transport/tcp/direct.ts) on a multi-node job. */
+  readonly direct?: SharedArrayBuffer;
 }
 
 export const WORKER_KEY = '__collectivesRank';

@@ -11,6 +11,7 @@
  */
 import { median } from '../core/stats.js';
 import type { TcpCounters } from '../transport/tcp/device.js';
+import type { ConnectionCounters, ConnectionPolicy } from '../transport/connections.js';
 import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import { addPathCounters, zeroPaths, type PathCounters } from './path-counters.js';
 import { expectedCounts, type ExchangeCounters, type StartupScheme } from '../launch/startup/schemes.js';
@@ -36,6 +37,12 @@ export interface NodeReport {
   readonly address?: string;
   /** Absent on a one-node job. */
   readonly tcp?: TcpCounters;
+  /**
+   * Adaptive connection management (transport/connections.ts): policy, requests,
+   * replies, datagram and TCP traffic per path and per peer, and `connectMs`, what
+   * making the policy's initial connections added to the start (absent on one node).
+   */
+  readonly connections?: ConnectionCounters & { readonly connectMs: number };
   /** Absent when no rank of the node offloaded a call. */
   readonly engine?: EngineCounters;
   /** This node's side of the start-up exchange (absent on a one-node job). */
@@ -62,8 +69,27 @@ export interface JobReport {
   readonly wallMs: number;
   /** Node pairs that were connected (each pair counted once). */
   readonly connections: number;
-  /** Median connection set-up time over all dialled connections, µs (0: none). */
+  /**
+   * Median connection set-up time, µs (0: none): from an on-demand request to the
+   * connection carrying frames where there were requests, else from dialling to an
+   * authenticated connection.
+   */
   readonly connectionSetupUs: number;
+  /** The connection policy of a multi-node job (absent on one node). */
+  readonly connectionPolicy?: ConnectionPolicy;
+  /** The slowest node's time to make the policy's initial connections before its ranks ran, ms. */
+  readonly connectMs: number;
+  /** Datagram-path totals: datagrams sent and received, retransmitted, duplicates and foreign ones dropped, data frames. */
+  readonly datagrams: {
+    readonly sent: number;
+    readonly received: number;
+    readonly retransmissions: number;
+    readonly duplicatesDropped: number;
+    readonly foreignDropped: number;
+    readonly framesSent: number;
+  };
+  /** Datagrams sent again after a timeout or a gap (datagrams.retransmissions). */
+  readonly retransmissions: number;
   readonly tcp: { readonly framesSent: number; readonly bytesSent: number; readonly rejected: number };
   readonly engine: EngineCounters;
   /**
@@ -140,9 +166,12 @@ export function combineReports(o: {
 }): JobReport {
   const reports = [...o.reports].sort((a, b) => a.node - b.node);
   const pairs = new Set<string>();
-  for (const r of reports) for (const p of r.tcp?.peers ?? []) pairs.add(r.node < p ? `${r.node}-${p}` : `${p}-${r.node}`);
-  const setups = reports.map((r) => r.tcp?.connectionSetupUs ?? 0).filter((x) => x > 0);
+  for (const r of reports) for (const p of r.connections?.peers ?? r.tcp?.peers ?? []) pairs.add(r.node < p ? `${r.node}-${p}` : `${p}-${r.node}`);
+  const requested = reports.map((r) => r.connections?.setupUs ?? 0).filter((x) => x > 0);
+  const setups = requested.length > 0 ? requested : reports.map((r) => r.tcp?.connectionSetupUs ?? 0).filter((x) => x > 0);
   const sum = (f: (r: NodeReport) => number): number => reports.reduce((s, r) => s + f(r), 0);
+  const dg = (k: 'datagramsSent' | 'datagramsReceived' | 'retransmissions' | 'duplicatesDropped' | 'foreignDropped' | 'framesSent'): number => sum((r) => r.connections?.datagram[k] ?? 0);
+  const policy = reports.find((r) => r.connections)?.connections?.policy;
   return {
     version: 1,
     ranks: o.ranks,
@@ -154,6 +183,17 @@ export function combineReports(o: {
     wallMs: round(o.wallMs),
     connections: pairs.size,
     connectionSetupUs: setups.length > 0 ? round(median(setups)) : 0,
+    ...(policy ? { connectionPolicy: policy } : {}),
+    connectMs: round(Math.max(0, ...reports.map((r) => r.connections?.connectMs ?? 0))),
+    datagrams: {
+      sent: dg('datagramsSent'),
+      received: dg('datagramsReceived'),
+      retransmissions: dg('retransmissions'),
+      duplicatesDropped: dg('duplicatesDropped'),
+      foreignDropped: dg('foreignDropped'),
+      framesSent: dg('framesSent'),
+    },
+    retransmissions: dg('retransmissions'),
     tcp: { framesSent: sum((r) => r.tcp?.framesSent ?? 0), bytesSent: sum((r) => r.tcp?.bytesSent ?? 0), rejected: sum((r) => r.tcp?.rejected ?? 0) },
     engine: {
       collectives: sum((r) => r.engine?.collectives ?? 0),

@@ -29,6 +29,7 @@ import { shellQuote } from '../launch/shell.js';
 import { readLines } from '../launch/lines.js';
 import { jobSecret, type RingFile } from '../launch/daemon/protocol.js';
 import { ringRequest } from '../launch/daemon/ring.js';
+import { connectionSettings, type ConnectionSettings } from '../transport/connections.js';
 
 export const DEFAULT_LAUNCH_AGENT = 'ssh -x -o BatchMode=yes';
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -93,6 +94,12 @@ export interface LaunchOptions {
   /** How the nodes exchange their endpoints (launch/startup/schemes.ts; default 'reassembly', or COLL_STARTUP). */
   startup?: StartupScheme;
   /**
+   * When pairs of nodes get a TCP connection (seed 003 ch. 3; default on-demand after
+   * 16 messages or 64 KiB, or COLL_CONNECTIONS / COLL_CONNECTION_THRESHOLD /
+   * COLL_CONNECTION_BYTES); before it their messages travel as datagrams.
+   */
+  connections?: Partial<ConnectionSettings>;
+  /**
    * Start the nodes through this daemon ring (`coll ring up`, launch/daemon): its
    * members are the hosts, in ring order; one request goes around the ring and every
    * host starts its node in parallel. Excludes `hosts` and `nodes`.
@@ -155,6 +162,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     engine: o.engine ?? vars.COLL_ENGINE !== '0',
     startup: o.startup ?? (vars.COLL_STARTUP ? parseStartupScheme(vars.COLL_STARTUP, 'COLL_STARTUP') : DEFAULT_STARTUP),
     engineSpin: defaultEngineSpin(o.ranks + 2 * nodes, vars),
+    connections: connectionSettings(o.connections, vars),
     loader: loader?.process,
     workerLoader: loader?.worker,
   };

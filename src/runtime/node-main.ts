@@ -36,7 +36,11 @@ import { helperNice, lowerHelperThreads } from './helper-priority.js';
 import { COUNTER_WORDS, ENGINE_KEY, START_WORD, STOP_WORD, type EngineSpec } from '../offload/engine/spec.js';
 import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
-import { addressText, TcpDevice } from '../transport/tcp/device.js';
+import { addressText, TcpDevice, type PeerAddress, type TcpCounters } from '../transport/tcp/device.js';
+import { DirectTable } from '../transport/tcp/direct.js';
+import { AdaptiveLink } from '../transport/connections.js';
+import { DatagramPath, parseDatagramFault } from '../transport/udp/datagram-path.js';
+import { pairKey, type PairIds } from '../transport/tcp/endpoint-ids.js';
 import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import type { ExchangeReply } from '../launch/startup/schemes.js';
 import { connectControl, ipcNodeLink, type ControlLink } from '../launch/control.js';
@@ -151,7 +155,15 @@ function rankExited(rank: number): void {
   if (!exitBoard.mark(rank)) return;
   const i32 = new Int32Array(control);
   for (let e = 0; e < nl.layout.endpoints; e++) notifyIfSleeping(i32, nl.layout, e);
+  // A node whose ranks have all returned acknowledges datagrams only until it closes.
+  const peer = spec.firstRank.findIndex((f, i) => i < spec.nodeCount && rank >= f && rank < spec.firstRank[i + 1]);
+  if (peer !== node && peer >= 0 && datagramPath) {
+    let all = true;
+    for (let r = spec.firstRank[peer]; r < spec.firstRank[peer + 1]; r++) all &&= exitBoard.exited(r);
+    if (all) datagramPath.finished(peer);
+  }
 }
+let datagramPath: DatagramPath | undefined;
 exits.handle = rankExited;
 for (const r of earlyExits.splice(0)) rankExited(r);
 const memory = task ? task.memory : arenaMemory(spec.arenaBytes);
@@ -220,23 +232,72 @@ function injectedReset(me: number): number | undefined {
   return Number(m[1]) === me ? Number(m[2]) : undefined;
 }
 
+/**
+ * The node's TCP server and its datagram path on the same port number (UDP and TCP
+ * ports are separate spaces), so the one address of the start-up exchange serves
+ * both; when the UDP port is taken, both try again on a new port.
+ */
+async function listenBoth(tcp: () => TcpDevice, datagram: () => DatagramPath): Promise<{ tcp: TcpDevice; datagram: DatagramPath; address: PeerAddress }> {
+  for (let attempt = 1; ; attempt++) {
+    const t = tcp();
+    const address = await t.listen();
+    const d = datagram();
+    try {
+      await d.listen(address.port);
+      return { tcp: t, datagram: d, address };
+    } catch (e) {
+      d.abort('port taken');
+      await t.close();
+      if (attempt >= 20) throw new Error(`no port free for both TCP and UDP after ${attempt} tries: ${(e as Error).message}`);
+    }
+  }
+}
+
 let proxy: NodeProxy | undefined;
 let startup: NodeExchangeCounters | undefined;
 let listenedOn: string | undefined;
 let device: TcpDevice | undefined;
+let nodeLink: AdaptiveLink | undefined;
+/**
+ * Rank threads write their small frames to other nodes themselves (transport/tcp/
+ * direct.ts); COLL_DIRECT=0 sends everything through the proxy.
+ */
+const direct = spec.nodeCount > 1 && process.env.COLL_DIRECT !== '0' ? DirectTable.create(spec.nodeCount) : undefined;
+/** Time start() took to make the policy's initial connections, ms. */
+let connectMs = 0;
 if (spec.nodeCount > 1) {
   const { nodeOf, localIndexOf } = placement(spec, node);
-  device = new TcpDevice({
-    node,
-    secret: Buffer.from(spec.secret, 'hex'),
-    bindHost: spec.bindHost,
-    onError: (e, lost) => connectionFailed(e, lost),
-    resetAfterFrames: injectedReset(node),
-  });
-  const address = await device.listen().catch((e: Error) => {
+  const secret = Buffer.from(spec.secret, 'hex');
+  let gotIds!: (ids: PairIds) => void;
+  const ids = new Promise<PairIds>((resolve) => (gotIds = resolve));
+  const listened = await listenBoth(
+    () =>
+      new TcpDevice({
+        node,
+        secret,
+        bindHost: spec.bindHost,
+        onError: (e, lost) => connectionFailed(e, lost),
+        resetAfterFrames: injectedReset(node),
+        direct,
+      }),
+    () =>
+      new DatagramPath({
+        node,
+        secret,
+        bindHost: spec.bindHost,
+        // Datagrams authenticate with their own key per pair, derived like the connections'.
+        keyFor: async (peer) => pairKey(secret, node, peer, await ids, 'udp'),
+        fault: parseDatagramFault(process.env.COLL_UDP_FAULT),
+        onError: (e, lost) => connectionFailed(e, lost),
+      }),
+  ).catch((e: Error) => {
     if (task) signalReady(task.ready, `cannot listen on ${spec.bindHost}: ${e.message} (set COLL_BIND to an address of this host)`);
     throw e;
   });
+  device = listened.tcp;
+  const datagrams = listened.datagram;
+  datagramPath = datagrams;
+  const address = listened.address;
   listenedOn = addressText(address);
   const exchanged = await exchangeEndpoints({
     scheme: spec.startup,
@@ -255,8 +316,22 @@ if (spec.nodeCount > 1) {
   });
   startup = exchanged.counters;
   device.setPeers(exchanged.addresses, exchanged.ids);
-  proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: device, spinMs: spec.proxySpinMs, onError: (e) => fail(first, e.message) });
+  // Every node's datagram path listens on its TCP port number (listenBoth).
+  datagrams.setPeers(exchanged.addresses);
+  gotIds(exchanged.ids);
+  nodeLink = new AdaptiveLink({
+    node,
+    nodes: spec.nodeCount,
+    ...spec.connections,
+    datagram: datagrams,
+    tcp: device,
+    onError: (e) => connectionFailed(e, undefined),
+  });
+  proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: nodeLink, spinMs: spec.proxySpinMs, onError: (e) => fail(first, e.message) });
   proxy.start();
+  const t0 = performance.now();
+  await nodeLink.start();
+  connectMs = performance.now() - t0;
 }
 // A task's rank (the process's main thread) waits for this before init() returns.
 if (task) signalReady(task.ready);
@@ -315,6 +390,7 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
     worldShmOffset,
     arenaReserved,
     flagsPerEndpoint: DEFAULT_FLAGS,
+    ...(direct ? { direct: direct.sab } : {}),
   };
   const w = startWorker(workerUrl, {
     workerData: { [WORKER_KEY]: rankSpec },
@@ -375,6 +451,12 @@ if (!failed) {
   send({ type: 'done', report: nodeReport() }, () => (tcpControl ? setTimeout(() => process.exit(0), 3000) : process.exit(0)));
 }
 
+/** The device's counters with the frames rank threads wrote to its connections themselves. */
+function withDirect(c: TcpCounters): TcpCounters & { directFramesSent: number } {
+  const d = direct?.written() ?? { frames: 0, bytes: 0 };
+  return { ...c, framesSent: c.framesSent + d.frames, bytesSent: c.bytesSent + d.bytes, directFramesSent: d.frames };
+}
+
 /** This node's part of the job report (job-report.ts). */
 function nodeReport(): NodeReport {
   const i32 = new Int32Array(control);
@@ -385,7 +467,8 @@ function nodeReport(): NodeReport {
     startMs: Math.round(startMs * 10) / 10,
     wallMs: Math.round(performance.now() * 10) / 10,
     ...(listenedOn !== undefined ? { address: listenedOn } : {}),
-    ...(device ? { tcp: device.counters() } : {}),
+    ...(device ? { tcp: withDirect(device.counters()) } : {}),
+    ...(nodeLink ? { connections: { ...nodeLink.counters(), connectMs: Math.round(connectMs * 10) / 10 } } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
     helperThreads: helperPriority,

@@ -9,6 +9,7 @@
 import { availableParallelism } from 'node:os';
 import { ArenaAllocator, arenaSlice } from '../transport/shm/arena.js';
 import { ShmEndpoint } from '../transport/shm/endpoint.js';
+import { DirectTable } from '../transport/tcp/direct.js';
 import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
 import { PathCounterLine } from './path-counters.js';
@@ -20,6 +21,7 @@ import { Engine } from './engine.js';
 import { ArenaSimd, arenaMemory } from '../exec/simd.js';
 import { noiseFromEnv, type NoiseInjector } from './noise.js';
 import type { OffloadClient } from './offload-client.js';
+import { DEFAULT_CONNECTIONS } from '../transport/connections.js';
 
 export const DEFAULT_RING_BYTES = 256 * 1024;
 export const DEFAULT_FLAGS = 1024;
@@ -75,6 +77,7 @@ export class RankRuntime {
       worldRank: spec.worldRank,
       localIndexOf,
       multiNode: job.nodeCount > 1,
+      direct: spec.direct && job.nodeCount > 1 ? { table: new DirectTable(spec.direct, job.nodeCount), nodeOf } : undefined,
     });
     this.noise = noiseFromEnv(spec.worldRank);
     const os = Number(process.env.COLL_OFFLOAD_SPIN_US);
@@ -141,6 +144,7 @@ export function singletonSpec(o: { arenaBytes?: number; debug?: boolean; timeout
     proxySpinMs: 0,
     engine: false,
     engineSpin: 0,
+    connections: DEFAULT_CONNECTIONS,
     loader: undefined,
     workerLoader: undefined,
   };

@@ -22,6 +22,7 @@ import { DEFAULT_FLAGS, DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinM
 import { startWorker, tsxLoader } from './tsx-loader.js';
 import { DEFAULT_STARTUP_MS } from './task-control.js';
 import { DEFAULT_STARTUP, parseStartupScheme } from '../launch/startup/schemes.js';
+import { connectionSettings } from '../transport/connections.js';
 
 /** workerData key of the agent's task description. */
 export const TASK_KEY = '__collectivesTask';
@@ -71,6 +72,7 @@ export function taskNodeSpec(launch: ExternalLaunch, ranksPerNode: number, progr
     engine: env.COLL_ENGINE !== '0',
     startup: env.COLL_STARTUP ? parseStartupScheme(env.COLL_STARTUP, 'COLL_STARTUP') : DEFAULT_STARTUP,
     engineSpin: defaultEngineSpin(threads + launch.localSize, env),
+    connections: connectionSettings({}, env),
     loader: loader?.process,
     workerLoader: loader?.worker,
     node: launch.rank,

@@ -63,6 +63,58 @@ export const CONNECTION_POLICIES: readonly ConnectionPolicy[] = ['static', 'on-d
 /** Messages a pair exchanges (both directions) before on-demand connects it: more than this many (the seed's 16). */
 export const DEFAULT_THRESHOLD = 16;
 
+/**
+ * Bytes a pair may move as datagrams before on-demand connects it whatever the message
+ * count (default 64 KiB): an extension of the seed's rule, which counts messages only,
+ * so that a bulk transfer early in a job does not crawl over the datagram path.
+ */
+export const DEFAULT_BYTE_THRESHOLD = 64 * 1024;
+
+/** A job's connection settings (coll run --connections, COLL_CONNECTIONS, launch()). */
+export interface ConnectionSettings {
+  readonly policy: ConnectionPolicy;
+  /** More than this many messages between a pair connect it (on-demand, partial). */
+  readonly threshold: number;
+  /** More than this many bytes between a pair connect it (on-demand, partial); Infinity: messages only. */
+  readonly byteThreshold: number;
+}
+
+/**
+ * The default policy, on-demand: it costs nothing at start (static dials N − 1
+ * connections per node before the ranks run; docs/runtime.md has the start-up times),
+ * and with the byte threshold the messages before a connection are the small ones,
+ * for which the datagram path is as fast as a connection here.
+ */
+export const DEFAULT_CONNECTIONS: ConnectionSettings = { policy: 'on-demand', threshold: DEFAULT_THRESHOLD, byteThreshold: DEFAULT_BYTE_THRESHOLD };
+
+export function parseConnectionPolicy(value: string, where = '--connections'): ConnectionPolicy {
+  if ((CONNECTION_POLICIES as readonly string[]).includes(value)) return value as ConnectionPolicy;
+  throw new ArgumentError(`${where} '${value}' is not a connection policy`, `use one of ${CONNECTION_POLICIES.join(', ')}`);
+}
+
+function parseCount(value: string, where: string): number {
+  const n = value === 'inf' || value === 'Infinity' ? Infinity : Number(value);
+  if (!(n === Infinity || (Number.isSafeInteger(n) && n >= 0))) throw new ArgumentError(`${where} must be a non-negative integer (or inf), got '${value}'`);
+  return n;
+}
+
+/**
+ * The settings of a job: explicit values over the environment (COLL_CONNECTIONS,
+ * COLL_CONNECTION_THRESHOLD, COLL_CONNECTION_BYTES) over the defaults.
+ */
+export function connectionSettings(
+  o: { policy?: ConnectionPolicy; threshold?: number; byteThreshold?: number } = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ConnectionSettings {
+  const policy = o.policy ?? (env.COLL_CONNECTIONS ? parseConnectionPolicy(env.COLL_CONNECTIONS, 'COLL_CONNECTIONS') : DEFAULT_CONNECTIONS.policy);
+  const threshold = o.threshold ?? (env.COLL_CONNECTION_THRESHOLD ? parseCount(env.COLL_CONNECTION_THRESHOLD, 'COLL_CONNECTION_THRESHOLD') : DEFAULT_CONNECTIONS.threshold);
+  const byteThreshold = o.byteThreshold ?? (env.COLL_CONNECTION_BYTES ? parseCount(env.COLL_CONNECTION_BYTES, 'COLL_CONNECTION_BYTES') : DEFAULT_CONNECTIONS.byteThreshold);
+  for (const [name, v] of [['connection threshold', threshold], ['connection byte threshold', byteThreshold]] as const) {
+    if (!(v === Infinity || (Number.isSafeInteger(v) && v >= 0))) throw new ArgumentError(`${name} must be a non-negative integer, got ${v}`);
+  }
+  return { policy, threshold, byteThreshold };
+}
+
 /** Context of connection-management frames (communicator contexts are never negative). */
 export const CM_CONTEXT = -0x434d;
 /** src and dst of connection-management frames (never a world rank, nor ANY). */
@@ -141,6 +193,8 @@ export interface AdaptiveLinkOptions {
   readonly policy: ConnectionPolicy;
   /** On-demand: connect a pair after more than this many messages (default 16). */
   readonly threshold?: number;
+  /** On-demand: connect a pair after more than this many bytes either way (default Infinity: messages only, the seed's rule). */
+  readonly byteThreshold?: number;
   /** The datagram path every pair starts on (listening, its peers set). */
   readonly datagram: DatagramPath;
   /** The TCP device connections are made with (listening, its peers set). */
@@ -165,6 +219,8 @@ export interface PeerTraffic {
 export interface ConnectionCounters {
   readonly policy: ConnectionPolicy;
   readonly threshold: number;
+  /** Bytes that connect a pair too (null: messages only). */
+  readonly byteThreshold: number | null;
   /** Pairs this node sends over TCP on (each pair once), and those peers. */
   readonly connections: number;
   readonly peers: readonly number[];
@@ -243,6 +299,7 @@ export class AdaptiveLink implements NodeLink {
   readonly node: number;
   readonly policy: ConnectionPolicy;
   readonly threshold: number;
+  readonly byteThreshold: number;
   private receiver: FrameReceiver | undefined;
   private readonly early: [number, FrameHeader, Uint8Array][] = [];
 
@@ -293,7 +350,8 @@ export class AdaptiveLink implements NodeLink {
     this.node = o.node;
     this.policy = o.policy;
     this.threshold = o.threshold ?? DEFAULT_THRESHOLD;
-    if (!Number.isInteger(this.threshold) || this.threshold < 0) throw new ArgumentError(`connection threshold ${this.threshold} is not a non-negative integer`);
+    if (!(this.threshold === Infinity || (Number.isInteger(this.threshold) && this.threshold >= 0))) throw new ArgumentError(`connection threshold ${this.threshold} is not a non-negative integer`);
+    this.byteThreshold = o.byteThreshold ?? Infinity;
     this.controlPollMs = o.controlPollMs ?? 1;
     this.requestRetryMs = o.requestRetryMs ?? 500;
     this.dp = o.datagram;
@@ -356,7 +414,7 @@ export class AdaptiveLink implements NodeLink {
       this.n.datagramBytesSent += n;
       this.dp.send(node, header, payload, onSent);
     }
-    if (header.offset === 0) this.maybeRequest(node, st);
+    this.maybeRequest(node, st);
   }
 
   // ---- data path -------------------------------------------------------------
@@ -378,7 +436,7 @@ export class AdaptiveLink implements NodeLink {
     st.datagramFramesReceived++;
     this.onFrame(from, h, p);
     this.release(from, st);
-    if (h.offset === 0) this.maybeRequest(from, st);
+    this.maybeRequest(from, st);
   }
 
   private fromTcp(from: number, h: FrameHeader, p: Uint8Array): void {
@@ -411,7 +469,7 @@ export class AdaptiveLink implements NodeLink {
 
   private maybeRequest(peer: number, st: PeerState): void {
     if (this.policy === 'static' || st.cm !== 'none' || this.closing) return;
-    if (st.messagesSent + st.messagesReceived <= this.threshold) return;
+    if (st.messagesSent + st.messagesReceived <= this.threshold && st.bytesSent + st.bytesReceived <= this.byteThreshold) return;
     st.cm = 'requested';
     st.reqSeq = ++this.nextReq;
     st.reqAt = performance.now();
@@ -545,6 +603,7 @@ export class AdaptiveLink implements NodeLink {
     b.writeUInt32LE(Math.floor(st.datagramFramesSent / 2 ** 32), 4);
     if (!this.tcp.sendIfConnected(peer, controlHeader(CM_SWITCH, 0, 8), b)) return this.fail(peer, `the connection to node ${peer} closed before it was used`);
     st.viaTcp = true;
+    this.tcp.openDirect(peer);
     for (const w of st.waiters.splice(0)) w();
   }
 
@@ -566,6 +625,7 @@ export class AdaptiveLink implements NodeLink {
     return {
       policy: this.policy,
       threshold: this.threshold,
+      byteThreshold: Number.isFinite(this.byteThreshold) ? this.byteThreshold : null,
       connections: peers.length,
       peers,
       initialPeers: this.initialPeers(),

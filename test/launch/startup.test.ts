@@ -115,7 +115,8 @@ describe('coll run --startup', () => {
   const program = fileURLToPath(new URL('./programs/where.ts', import.meta.url));
   for (const [scheme, n] of [['original', 3], ['reassembly', 4], ['bootstrap', 5]] as const) {
     it(`${scheme}: a ${n}-node job (every pair connected) runs, and the report's counters are the seed's volumes`, async () => {
-      const r = await launch({ ranks: n, nodes: n, program, startup: scheme, arenaMb: 16, jobTimeoutMs: 60_000 });
+      // Static connections: every pair connects at start with the keys the exchange brought.
+      const r = await launch({ ranks: n, nodes: n, program, startup: scheme, connections: { policy: 'static' }, arenaMb: 16, jobTimeoutMs: 60_000 });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(wheres(r.stdout).every((w) => w.ok)).toBe(true);
       const s = r.report.startup;

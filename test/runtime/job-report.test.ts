@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { combineReports, type NodeReport } from '../../src/runtime/job-report.js';
 import { runJob } from './job.js';
+import { captureConsole } from '../helpers/console.js';
 
 const tcp = (peers: number[], framesSent: number, setup: number) => ({
   dialled: 1, accepted: 0, peers, framesSent, framesReceived: 0, bytesSent: framesSent * 8, bytesReceived: 0, rejected: 0, connectionSetupUs: setup,
@@ -31,6 +32,7 @@ describe('combineReports', () => {
 });
 
 describe('a job report', () => {
+  const con = captureConsole();
   it('one node: no connections, no TCP figures', async () => {
     const r = await runJob('report.ts', 3, 1, ['5']);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -41,14 +43,17 @@ describe('a job report', () => {
     expect(r.report.wallMs).toBeGreaterThanOrEqual(r.report.initMs);
   });
 
-  it('three nodes: the connected pairs, frames both ways, and the engines\' collectives in offload mode', async () => {
-    const r = await runJob('report.ts', 3, 3, ['6', 'offload']);
+  it('three nodes, static connections: every pair connected before the ranks run, frames both ways, and the engines\' collectives in offload mode', async () => {
+    const r = await runJob('report.ts', 3, 3, ['6', 'offload'], { COLL_CONNECTIONS: 'static' });
     expect(r.exitCode, r.stderr).toBe(0);
     const rep = r.report;
     expect(rep.nodesReported).toBe(3);
-    expect(rep.connections).toBeGreaterThanOrEqual(2); // an allreduce over 3 nodes talks to at least 2 pairs
-    expect(rep.connections).toBeLessThanOrEqual(3);
+    expect(rep.connectionPolicy).toBe('static');
+    expect(rep.connections).toBe(3);
+    expect(rep.datagrams.framesSent).toBe(0); // every data frame went over TCP
     for (const n of rep.nodes) {
+      expect(n.connections?.peers).toEqual([0, 1, 2].filter((p) => p !== n.node));
+      expect(n.connections?.requestsSent).toBe(0);
       expect(n.tcp?.framesSent).toBeGreaterThan(0);
       expect(n.tcp?.framesReceived).toBeGreaterThan(0);
       expect(n.engine?.collectives).toBe(6);
@@ -59,13 +64,50 @@ describe('a job report', () => {
     expect(rep.connectionSetupUs).toBeGreaterThan(0);
   });
 
-  it('coll run --report FILE writes it', async () => {
+  it('on demand (the default): a few collectives travel as datagrams with no connection; past the threshold each talking pair connects once', async () => {
+    // 3 allreduces of 1 KiB over 4 nodes (recursive doubling: 2 partners, 1 message each per call): 3 messages each way per pair.
+    const few = await runJob('report.ts', 4, 4, ['3']);
+    expect(few.exitCode, few.stderr).toBe(0);
+    expect(few.report.connectionPolicy).toBe('on-demand');
+    expect(few.report.connections).toBe(0);
+    expect(few.report.datagrams.framesSent).toBeGreaterThanOrEqual(4 * 2 * 3);
+    expect(few.report.retransmissions).toBe(0);
+    expect(few.report.tcp.framesSent).toBe(0);
+    // 20 calls: 40 messages per talking pair > 16, while pairs that never talk stay unconnected.
+    const many = await runJob('report.ts', 4, 4, ['20']);
+    expect(many.exitCode, many.stderr).toBe(0);
+    const rep = many.report;
+    expect(rep.connections).toBeGreaterThanOrEqual(2);
+    expect(rep.connections).toBeLessThan(6);
+    expect(rep.connectionSetupUs).toBeGreaterThan(0);
+    for (const n of rep.nodes) {
+      const c = n.connections;
+      expect(c?.connections).toBeGreaterThan(0);
+      // Before its connection a pair exchanged at most threshold + 1 messages as datagrams (plus those in flight while it connected).
+      for (const t of c?.traffic ?? []) if (!c?.peers.includes(t.peer)) expect(t.messagesSent + t.messagesReceived).toBeLessThanOrEqual(16);
+    }
+    expect(rep.nodes.reduce((s, n) => s + (n.connections?.positiveReplies ?? 0), 0)).toBe(rep.connections);
+  });
+
+  it('partial: the ±2^i peers connected at start (all three at 4 nodes: 1, 2, 3 = 4 − 1), connectMs reported', async () => {
+    const r = await runJob('report.ts', 4, 4, ['1'], { COLL_CONNECTIONS: 'partial' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.report.connectionPolicy).toBe('partial');
+    for (const n of r.report.nodes) expect(n.connections?.initialPeers.length).toBe(3);
+    expect(r.report.connections).toBe(6);
+    expect(r.report.connectMs).toBeGreaterThan(0);
+  });
+
+  it('coll run --report FILE writes it; --connections chooses the policy', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'coll-report-')), 'r.json');
     const prog = fileURLToPath(new URL('./programs/report.ts', import.meta.url));
-    expect(await main(['run', '-n', '2', '--nodes', '2', '--report', file, prog, '3'])).toBe(0);
-    const rep = JSON.parse(readFileSync(file, 'utf8')) as { version: number; connections: number; nodes: unknown[] };
+    expect(await main(['run', '-n', '2', '--nodes', '2', '--connections', 'static', '--report', file, prog, '3'])).toBe(0);
+    const rep = JSON.parse(readFileSync(file, 'utf8')) as { version: number; connections: number; connectionPolicy: string; nodes: unknown[] };
     expect(rep.version).toBe(1);
+    expect(rep.connectionPolicy).toBe('static');
     expect(rep.connections).toBe(1);
     expect(rep.nodes.length).toBe(2);
+    expect(await main(['run', '-n', '2', '--nodes', '2', '--connections', 'sometimes', prog])).toBe(2);
+    expect(con.err.join('\n')).toMatch(/--connections 'sometimes' is not a connection policy.*on-demand/s);
   });
 });

@@ -4,6 +4,7 @@ import { parseHostfile, parseHostList } from '../../launch/hosts.js';
 import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
 import { parseStartupScheme } from '../../launch/startup/schemes.js';
+import { parseConnectionPolicy } from '../../transport/connections.js';
 import { defaultRingFile, readRingFile } from '../../launch/daemon/protocol.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -25,6 +26,9 @@ const OPTIONS: OptionSpec[] = [
   { name: 'ring', type: 'boolean', description: 'start the nodes through the daemon ring of coll ring up (its hosts and slots; every host starts in parallel)' },
   { name: 'ring-file', type: 'string', description: 'the ring to use (default COLL_RING_FILE or ~/.coll-ring.json); implies --ring' },
   { name: 'startup', type: 'string', description: "how node processes exchange endpoints: original | reassembly | bootstrap (seed 003 ch. 2; default reassembly, or COLL_STARTUP; counters in --report)" },
+  { name: 'connections', type: 'string', description: 'when pairs of nodes get a TCP connection: on-demand (default) | static | partial (seed 003 ch. 3; or COLL_CONNECTIONS); before it, datagrams' },
+  { name: 'connection-threshold', type: 'number', description: 'on-demand and partial: connect a pair after more than this many messages (default 16, or COLL_CONNECTION_THRESHOLD)' },
+  { name: 'connection-bytes', type: 'number', description: 'on-demand and partial: connect a pair after more than this many bytes too (default 65536, or COLL_CONNECTION_BYTES)' },
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
@@ -65,6 +69,9 @@ export const runCommand: Command = {
     const startup = opt<number>(args, 'startup-timeout');
     if (startup !== undefined && !(startup > 0)) throw new ArgumentError(`--startup-timeout must be a positive number of seconds, got ${startup}`);
     const scheme = opt<string>(args, 'startup');
+    const policy = opt<string>(args, 'connections');
+    const threshold = opt<number>(args, 'connection-threshold');
+    const byteThreshold = opt<number>(args, 'connection-bytes');
     const r = await launch({
       ranks,
       nodes: opt<number>(args, 'nodes'),
@@ -74,6 +81,7 @@ export const runCommand: Command = {
       launchAgent: opt<string>(args, 'launch-agent'),
       startupTimeoutMs: startup !== undefined ? startup * 1000 : undefined,
       startup: scheme !== undefined ? parseStartupScheme(scheme) : undefined,
+      connections: { policy: policy !== undefined ? parseConnectionPolicy(policy) : undefined, threshold, byteThreshold },
       program,
       args: args.rest,
       stdio: 'inherit',

@@ -35,6 +35,8 @@ import {
   type SendOp,
   type Space,
 } from '../types.js';
+import { DIRECT_MAX_FRAME, type DirectTable } from '../tcp/direct.js';
+import { encodeHeader, FRAME_HEADER_BYTES } from '../tcp/framing.js';
 import { isAborting, keepAlive, notifyIfSleeping, readAbort, waitAsync, type Layout } from './layout.js';
 import {
   ENTRY_HEADER_BYTES,
@@ -67,6 +69,12 @@ export interface ShmEndpointConfig {
   readonly multiNode: boolean;
   /** Smallest arena payload sent zero-copy (default 4 KiB). */
   readonly zeroCopyMin?: number;
+  /**
+   * The node's direct-write table (tcp/direct.ts) and each world rank's node: small
+   * frames for another node are written to its connection from this thread when the
+   * table allows, instead of through the proxy. Absent: always through the proxy.
+   */
+  readonly direct?: { readonly table: DirectTable; readonly nodeOf: Int32Array };
 }
 
 class SendReq implements SendOp {
@@ -150,6 +158,10 @@ export class ShmEndpoint implements Endpoint {
   private readonly sleep: number;
   private order = 0;
   private queuedSends = 0;
+  private readonly direct: ShmEndpointConfig['direct'];
+  /** Largest payload written directly, and the buffer frames are encoded into. */
+  private readonly directMax: number;
+  private readonly frameBuf: Buffer;
 
   constructor(c: ShmEndpointConfig) {
     this.rank = c.worldRank;
@@ -160,6 +172,9 @@ export class ShmEndpoint implements Endpoint {
     this.me = c.local;
     this.localIndexOf = c.localIndexOf;
     this.zeroCopyMin = c.zeroCopyMin ?? 4096;
+    this.direct = c.multiNode ? c.direct : undefined;
+    this.directMax = DIRECT_MAX_FRAME - FRAME_HEADER_BYTES;
+    this.frameBuf = Buffer.allocUnsafe(this.direct ? DIRECT_MAX_FRAME : 0);
     const L = c.layout;
     this.outRings = new Array<Ring | undefined>(L.endpoints).fill(undefined);
     this.outQueues = Array.from({ length: L.endpoints }, () => []);
@@ -187,6 +202,11 @@ export class ShmEndpoint implements Endpoint {
   isend(key: MessageKey, data: Uint8Array, onComplete?: Callback<SendOp>): SendOp {
     if (key.dst === this.rank) return this.sendToSelf(key, data, onComplete);
     const local = this.localIndexOf[key.dst];
+    if (local < 0 && this.direct !== undefined && data.byteLength <= this.directMax && this.writeDirect(key, data)) {
+      const req = new SendReq(key, data, this.layout.proxy, onComplete);
+      this.completeSend(req);
+      return req;
+    }
     const hop = local >= 0 ? local : this.layout.proxy;
     const req = new SendReq(key, data, hop, onComplete);
     if (data.buffer === this.arena && data.byteLength >= this.zeroCopyMin && this.freeFlags.length > 0) {
@@ -198,6 +218,23 @@ export class ShmEndpoint implements Endpoint {
     q.push(req);
     this.queuedSends++;
     return req;
+  }
+
+  /**
+   * Write the message as one frame to its node's connection (tcp/direct.ts); false when
+   * it must go through the proxy: the table has no open connection to that node, or
+   * something of ours still waits in the ring or queue toward the proxy (order).
+   */
+  private writeDirect(key: MessageKey, data: Uint8Array): boolean {
+    const d = this.direct as { readonly table: DirectTable; readonly nodeOf: Int32Array };
+    const node = d.nodeOf[key.dst];
+    const proxy = this.layout.proxy;
+    if (!d.table.open(node) || this.outQueues[proxy].length > 0 || !(this.outRings[proxy] as Ring).drained()) return false;
+    const n = data.byteLength;
+    const frame = this.frameBuf.subarray(0, FRAME_HEADER_BYTES + n);
+    encodeHeader({ ...key, sig: key.sig ?? 0, src: this.rank, total: n, offset: 0 }, n, this.frameBuf, 0);
+    if (n > 0) copyBytes(frame, FRAME_HEADER_BYTES, data, 0, n);
+    return d.table.tryWrite(node, frame);
   }
 
   /** Write as much of `req` as the ring takes; true when fully written. */

@@ -19,6 +19,13 @@ import { median } from '../../core/stats.js';
 import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from './framing.js';
 import { acceptHandshake, connectHandshake } from './handshake.js';
 import { pairKey, type PairIds } from './endpoint-ids.js';
+import type { DirectTable } from './direct.js';
+
+/** The descriptor of a connected socket (libuv's handle; undefined where there is none). */
+function socketFd(s: net.Socket): number | undefined {
+  const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
 
 export interface PeerAddress {
   readonly host: string;
@@ -64,6 +71,12 @@ export interface TcpDeviceOptions {
   readonly resetAfterFrames?: number;
   /** Where rejected-connection lines go (default: stderr). */
   readonly log?: (line: string) => void;
+  /**
+   * The node's direct-write table (direct.ts): when given, every write of this device
+   * takes the peer's lock and marks the peer busy while libuv holds queued bytes, and
+   * openDirect(peer) lets rank threads write their small frames to it themselves.
+   */
+  readonly direct?: DirectTable;
 }
 
 /** Counters of this transport for the job report (runtime/job-report.ts). */
@@ -81,6 +94,8 @@ export interface TcpCounters {
   readonly rejected: number;
   /** Median time from dialling a connection to its authenticated use, µs (0: none dialled). */
   readonly connectionSetupUs: number;
+  /** Of framesSent, those rank threads wrote themselves (direct.ts; set by the node process). */
+  readonly directFramesSent?: number;
 }
 
 const COPY_LIMIT = 16 * 1024;
@@ -103,6 +118,10 @@ interface Pending {
 
 class Conn {
   ready = false;
+  /** libuv holds queued bytes of this connection (direct writes wait; see write()). */
+  busy = false;
+  /** Rank threads may write to this connection's descriptor (openDirect). */
+  published = false;
   queue: Pending[] = [];
   /** performance.now() when this side dialled (undefined: accepted). */
   dialledAt: number | undefined;
@@ -242,7 +261,50 @@ export class TcpDevice implements NodeLink {
     else this.write(c, header, payload, onSent);
   }
 
+  /**
+   * Rank threads may now write small frames to `node` directly (direct.ts), on the
+   * connection this device sends to it on; nothing without a direct table or a
+   * ready connection (or under COLL_TCP_RESET, which counts the frames of this device).
+   */
+  openDirect(node: number): void {
+    const c = this.sendConn.get(node);
+    const fd = c ? socketFd(c.socket) : undefined;
+    if (!this.o.direct || !c?.ready || fd === undefined || this.o.resetAfterFrames !== undefined) return;
+    this.o.direct.publish(node, fd);
+    c.published = true;
+  }
+
+  /** Rank threads stop writing to the connection (before it is ended or destroyed: its descriptor may be reused). */
+  private revokeDirect(c: Conn): void {
+    if (!c.published) return;
+    c.published = false;
+    this.o.direct?.revoke(c.peer);
+  }
+
   private write(c: Conn, h: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): void {
+    const d = this.o.direct;
+    if (!d || this.sendConn.get(c.peer) !== c) return this.writeNow(c, h, payload, onSent);
+    // Frames of rank threads and of this thread must not interleave: hold the peer's lock
+    // while the socket takes what it can at once, and keep ranks out while libuv holds the rest.
+    d.lock(c.peer);
+    try {
+      this.writeNow(c, h, payload, onSent);
+      if (c.socket.writableLength > 0 && !c.busy) {
+        c.busy = true;
+        d.setBusy(c.peer, true);
+        const check = (): void => {
+          if (c.socket.writableLength > 0 && !c.socket.destroyed) return void setImmediate(check);
+          c.busy = false;
+          d.setBusy(c.peer, false);
+        };
+        setImmediate(check);
+      }
+    } finally {
+      d.unlock(c.peer);
+    }
+  }
+
+  private writeNow(c: Conn, h: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): void {
     const n = payload.byteLength;
     if (n <= COPY_LIMIT) {
       const b = Buffer.allocUnsafe(FRAME_HEADER_BYTES + n);
@@ -323,6 +385,7 @@ export class TcpDevice implements NodeLink {
     });
     c.socket.on('data', (d: Buffer) => parser.push(d));
     c.socket.on('close', () => {
+      this.revokeDirect(c);
       this.all.delete(c);
       if (this.sendConn.get(c.peer) === c) this.sendConn.delete(c.peer);
     });
@@ -337,6 +400,7 @@ export class TcpDevice implements NodeLink {
 
   private lost(c: Conn, e: Error, reset = false): void {
     if (!this.all.delete(c)) return;
+    this.revokeDirect(c);
     if (this.sendConn.get(c.peer) === c) this.sendConn.delete(c.peer);
     if (reset) c.socket.resetAndDestroy();
     else c.socket.destroy();
@@ -367,7 +431,10 @@ export class TcpDevice implements NodeLink {
             clearTimeout(t);
             resolve();
           });
-          void c.settled.then(() => c.socket.end());
+          void c.settled.then(() => {
+            this.revokeDirect(c);
+            c.socket.end();
+          });
         }),
     );
     await Promise.all(closed);
@@ -376,7 +443,10 @@ export class TcpDevice implements NodeLink {
 
   abort(_reason: string): void {
     this.closing = true;
-    for (const c of this.all) c.socket.destroy();
+    for (const c of this.all) {
+      this.revokeDirect(c);
+      c.socket.destroy();
+    }
     this.server.close();
   }
 }

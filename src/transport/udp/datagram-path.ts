@@ -124,7 +124,11 @@ export interface DatagramPathOptions {
   /** Unacknowledged datagrams per peer (default 64). */
   readonly window?: number;
   readonly fault?: DatagramFault;
-  readonly onError: (e: Error) => void;
+  /**
+   * Failures; a peer given up on comes with `lost`: the peer and the frames (and their
+   * payload bytes) to it that were not acknowledged and are dropped.
+   */
+  readonly onError: (e: Error, lost?: { peer: number; frames: number; bytes: number }) => void;
   /** Where diagnostic lines go (default: nowhere). */
   readonly log?: (line: string) => void;
 }
@@ -151,6 +155,8 @@ interface Out {
   fastDone: boolean;
   /** Set on a frame's last datagram. */
   onSent: (() => void) | undefined;
+  /** On a frame's last datagram: the frame's payload bytes (−1 on the others). */
+  readonly frameBytes: number;
 }
 
 interface QueuedFrame {
@@ -181,6 +187,8 @@ class Peer {
   rto: number;
   /** When the cumulative ack last advanced, or the flight last became non-empty. */
   lastProgress = 0;
+  /** Give up at this time whatever the progress (finished(): the peer's ranks have all returned). */
+  deadline = Infinity;
   dead = false;
   // receiving
   expected = 0;
@@ -282,11 +290,14 @@ export class DatagramPath implements NodeLink {
     return { ...this.c };
   }
 
-  /** Bind port 0 on bindHost; the address peers reach this node at (a wildcard bind: loopback). */
-  listen(): Promise<PeerAddress> {
+  /**
+   * Bind `port` (default 0: the system picks) on bindHost; the address peers reach this
+   * node at (a wildcard bind: loopback). A failed bind leaves this path unusable.
+   */
+  listen(port = 0): Promise<PeerAddress> {
     return new Promise((resolve, reject) => {
       this.socket.once('error', reject);
-      this.socket.bind(0, this.o.bindHost, () => {
+      this.socket.bind(port, this.o.bindHost, () => {
         this.socket.off('error', reject);
         for (const set of [(n: number) => this.socket.setRecvBufferSize(n), (n: number) => this.socket.setSendBufferSize(n)]) {
           try {
@@ -382,7 +393,7 @@ export class DatagramPath implements NodeLink {
       f.at += n;
       const last = f.at >= total;
       if (last) p.queue.shift();
-      const out: Out = { seq: p.nextSeq, buf: b, sentAt: 0, sacked: false, fastDone: false, onSent: last ? f.onSent : undefined };
+      const out: Out = { seq: p.nextSeq, buf: b, sentAt: 0, sacked: false, fastDone: false, onSent: last ? f.onSent : undefined, frameBytes: last ? total : -1 };
       p.nextSeq = (p.nextSeq + 1) >>> 0;
       if (p.flight.length === 0) p.lastProgress = performance.now();
       p.flight.push(out);
@@ -587,7 +598,7 @@ export class DatagramPath implements NodeLink {
     let busy = false;
     for (const [node, p] of this.peers) {
       if (p.dead || p.flight.length === 0) continue;
-      if (now - p.lastProgress > this.giveUpMs) {
+      if (now - p.lastProgress > this.giveUpMs || now > p.deadline) {
         this.giveUp(node, p);
         continue;
       }
@@ -611,16 +622,32 @@ export class DatagramPath implements NodeLink {
 
   private giveUp(node: number, p: Peer): void {
     p.dead = true;
-    const frames = p.queue.length + p.flight.filter((d) => d.onSent !== undefined).length;
+    // Frames not (completely) acknowledged: those queued, and those whose last datagram is in flight.
+    const ends = p.flight.filter((d) => d.frameBytes >= 0);
+    const frames = p.queue.length + ends.length;
+    const bytes = p.queue.reduce((n, q) => n + q.payload.byteLength, 0) + ends.reduce((n, d) => n + d.frameBytes, 0);
     p.flight.length = 0;
     p.queue.length = 0;
+    const waited = p.deadline < Infinity ? 'after its ranks had returned' : `for ${this.giveUpMs} ms`;
     this.o.onError(
       new TransportError(
-        `node ${this.node}: node ${node} acknowledged no datagram for ${this.giveUpMs} ms; ${frames} frame(s) to it are lost`,
+        `node ${this.node}: node ${node} acknowledged no datagram ${waited}; ${frames} frame(s) to it are lost`,
         'the node may have died or a firewall may drop UDP between the nodes',
       ),
+      { peer: node, frames, bytes },
     );
     this.notifyDrained();
+  }
+
+  /**
+   * Every rank of `node` has returned: what it has not acknowledged within `graceMs`
+   * (its process acknowledges until it closes) never will be; give up on it then
+   * instead of after giveUpMs.
+   */
+  finished(node: number, graceMs = 300): void {
+    const p = this.peers.get(node);
+    if (!p || p.dead) return;
+    p.deadline = Math.min(p.deadline, performance.now() + graceMs);
   }
 
   private pendingOut(): boolean {
