@@ -31,6 +31,8 @@ export interface NodeReport {
   readonly ranks: readonly [number, number];
   /** From the node process's start to every rank thread running, ms. */
   readonly startMs: number;
+  /** The node process's resident memory when every rank thread was running, MiB (seed 003 Fig 3.5 measures memory at the end of MPI_Init). */
+  readonly startRssMb?: number;
   /** From the node process's start to its end, ms. */
   readonly wallMs: number;
   /** Where the node's TCP server listened, host:port (absent on a one-node job). */

@@ -425,8 +425,10 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
 }
 
 let startMs = 0;
+let startRssMb = 0;
 void Promise.all(online).then(() => {
   startMs = performance.now();
+  startRssMb = process.memoryUsage.rss() / 2 ** 20;
   send({ type: 'started' });
 });
 await Promise.all(finished);
@@ -465,6 +467,7 @@ function nodeReport(): NodeReport {
     node,
     ranks: [first, first + localSize - 1],
     startMs: Math.round(startMs * 10) / 10,
+    startRssMb: Math.round(startRssMb * 10) / 10,
     wallMs: Math.round(performance.now() * 10) / 10,
     ...(listenedOn !== undefined ? { address: listenedOn } : {}),
     ...(device ? { tcp: withDirect(device.counters()) } : {}),

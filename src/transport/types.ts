@@ -134,7 +134,10 @@ export interface NodeLink {
   send(node: number, header: FrameHeader, payload: Uint8Array, onSent?: () => void): void;
   /**
    * Frames from other nodes are delivered here, in order per sending node; frames that
-   * arrive before a receiver is attached are held and delivered to it when it is.
+   * arrive before a receiver is attached are held and delivered to it when it is. A
+   * large frame may come in several pieces as its bytes arrive, each with its own
+   * `offset` in the message (contiguous, in order); the payload is a view the receiver
+   * must copy what it keeps of.
    */
   onFrame: (fromNode: number, header: FrameHeader, payload: Uint8Array) => void;
   /** Flush queued frames and close every connection gracefully. */

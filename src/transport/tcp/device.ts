@@ -99,6 +99,8 @@ export interface TcpCounters {
 }
 
 const COPY_LIMIT = 16 * 1024;
+/** Received frames larger than this are handed on in pieces as they arrive (FrameParser). */
+const STREAM_ABOVE = 64 * 1024;
 /**
  * Connections allowed in the handshake at once (a job needs at most a few per peer
  * node): a new one beyond it closes the oldest pending one — a real node authenticates
@@ -378,11 +380,12 @@ export class TcpDevice implements NodeLink {
       this.setupUs.push((performance.now() - c.dialledAt) * 1000);
     } else this.accepted++;
     this.connectedPeers.add(c.peer);
-    const parser = new FrameParser((h, p) => {
-      this.framesReceived++;
+    // Large frames arrive in pieces as their bytes do (framing.ts): the proxy places each at its offset.
+    const parser = new FrameParser((h, p, last) => {
+      if (last) this.framesReceived++;
       this.bytesReceived += p.byteLength;
       this.onFrame(c.peer, h, p);
-    });
+    }, STREAM_ABOVE);
     c.socket.on('data', (d: Buffer) => parser.push(d));
     c.socket.on('close', () => {
       this.revokeDirect(c);

@@ -48,7 +48,17 @@ export class FrameParser {
   private need = 0;
   private fill = 0;
 
-  constructor(private readonly onFrame: (h: FrameHeader, payload: Uint8Array) => void) {}
+  /**
+   * `streamAbove`: a frame whose payload is larger than this and does not arrive in one
+   * chunk is delivered in pieces as its bytes arrive, each as a frame of its own at its
+   * offset in the message (header.offset advanced), instead of being assembled into a
+   * new buffer first: one copy less, and the receiver starts on the first bytes while
+   * the rest is on the way. Smaller frames are always whole (default: never stream).
+   */
+  constructor(
+    private readonly onFrame: (h: FrameHeader, payload: Uint8Array, last: boolean) => void,
+    private readonly streamAbove = Infinity,
+  ) {}
 
   push(chunk: Buffer): void {
     let pos = 0;
@@ -69,20 +79,30 @@ export class FrameParser {
           parsed = decodeHeader(this.hdr, 0);
         }
         if (parsed.bytes === 0) {
-          this.onFrame(parsed.h, new Uint8Array(0));
+          this.onFrame(parsed.h, new Uint8Array(0), true);
           continue;
         }
         if (len - pos >= parsed.bytes) {
-          this.onFrame(parsed.h, chunk.subarray(pos, pos + parsed.bytes));
+          this.onFrame(parsed.h, chunk.subarray(pos, pos + parsed.bytes), true);
           pos += parsed.bytes;
           continue;
         }
         this.current = parsed.h;
         this.need = parsed.bytes;
-        this.payload = Buffer.allocUnsafe(parsed.bytes);
+        this.payload = parsed.bytes > this.streamAbove ? undefined : Buffer.allocUnsafe(parsed.bytes);
         this.fill = 0;
       }
       const take = Math.min(this.need - this.fill, len - pos);
+      if (this.payload === undefined) {
+        const h = this.current;
+        const at = this.fill;
+        this.fill += take;
+        pos += take;
+        const last = this.fill === this.need;
+        if (last) this.current = undefined;
+        this.onFrame({ ...h, offset: h.offset + at }, chunk.subarray(pos - take, pos), last);
+        continue;
+      }
       chunk.copy(this.payload as Buffer, this.fill, pos, pos + take);
       this.fill += take;
       pos += take;
@@ -91,7 +111,7 @@ export class FrameParser {
         const p = this.payload as Buffer;
         this.current = undefined;
         this.payload = undefined;
-        this.onFrame(h, p);
+        this.onFrame(h, p, true);
       }
     }
   }
