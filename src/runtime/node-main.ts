@@ -322,7 +322,10 @@ if (spec.nodeCount > 1) {
   nodeLink = new AdaptiveLink({
     node,
     nodes: spec.nodeCount,
-    ...spec.connections,
+    policy: spec.connections.policy,
+    // The spec crossed a JSON channel, which writes Infinity ('inf': never) as null.
+    threshold: spec.connections.threshold ?? Infinity,
+    byteThreshold: spec.connections.byteThreshold ?? Infinity,
     datagram: datagrams,
     tcp: device,
     onError: (e) => connectionFailed(e, undefined),

@@ -32,6 +32,28 @@ describe('collectives through the runtime match the sequential reference', () =>
   }
 });
 
+describe('adaptive connections under datagram loss, duplication and reordering (COLL_UDP_FAULT)', () => {
+  // Messages start on the datagram path and move to TCP mid-job (threshold 4), or never leave it
+  // (inf): no message may be lost, doubled or reordered.
+  for (const threshold of ['4', 'inf'] as const) {
+    it(`on demand, threshold ${threshold}: 5 ranks on 3 nodes match the reference`, async () => {
+      const r = await runJob('check.ts', 5, 3, ['quick'], {
+        // Everything as datagrams (inf) includes the bulk checks: less loss keeps the job short.
+        COLL_UDP_FAULT: threshold === 'inf' ? 'loss=0.03,duplicate=0.05,reorder=0.05,seed=11' : 'loss=0.15,duplicate=0.1,reorder=0.1,seed=11',
+        COLL_CONNECTIONS: 'on-demand',
+        COLL_CONNECTION_THRESHOLD: threshold,
+        COLL_CONNECTION_BYTES: 'inf',
+      });
+      expectPassed(r, 5);
+      expect(r.report.retransmissions).toBeGreaterThan(0);
+      expect(r.report.datagrams.duplicatesDropped).toBeGreaterThan(0);
+      expect(r.report.datagrams.foreignDropped).toBe(0);
+      if (threshold === 'inf') expect(r.report.connections).toBe(0);
+      else expect(r.report.connections).toBeGreaterThan(0);
+    });
+  }
+});
+
 describe('errors', () => {
   it('bad arguments, restrictions, mismatches and timeouts raise typed errors (3 ranks)', async () => {
     expectPassed(await runJob('errors.ts', 3), 3);
