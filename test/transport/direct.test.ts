@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { DirectTable, DIRECT_MAX_FRAME } from '../../src/transport/tcp/direct.js';
+import { DirectTable, DIRECT_MAX_MESSAGE, DIRECT_SEGMENT } from '../../src/transport/tcp/direct.js';
 import { TcpDevice } from '../../src/transport/tcp/device.js';
 import { SPACE_P2P, type FrameHeader } from '../../src/transport/types.js';
 
@@ -90,12 +90,14 @@ describe('direct writes', () => {
     // After close the descriptor is revoked: no rank writes into a closed (or reused) descriptor.
     await Promise.all([a.close(), b.close()]);
     expect(table.open(1)).toBe(false);
-    expect(table.tryWrite(1, new Uint8Array(8))).toBe(false);
+    expect(table.tryWrite(1, [new Uint8Array(8)])).toBe(false);
+    expect(table.tryWrite(1, [new Uint8Array(8)], true)).toBe(false); // waiting does not help a closed connection
     for (const w of writers) await w.terminate();
   }, 30_000);
 
-  it('frames above the direct limit are never written directly', () => {
-    expect(DIRECT_MAX_FRAME).toBeLessThanOrEqual(64 * 1024);
+  it('a new table has no open connection; messages go in segments of the proxy\'s size, up to a bound', () => {
+    expect(DIRECT_SEGMENT).toBe(256 * 1024);
+    expect(DIRECT_MAX_MESSAGE).toBeGreaterThanOrEqual(DIRECT_SEGMENT);
     const t = DirectTable.create(3);
     for (let p = 0; p < 3; p++) expect(t.open(p)).toBe(false);
   });

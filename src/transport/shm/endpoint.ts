@@ -35,7 +35,8 @@ import {
   type SendOp,
   type Space,
 } from '../types.js';
-import { DIRECT_MAX_FRAME, type DirectTable } from '../tcp/direct.js';
+import { DIRECT_MAX_MESSAGE, DIRECT_SEGMENT, type DirectTable } from '../tcp/direct.js';
+import { TransportError } from '../../core/errors.js';
 import { encodeHeader, FRAME_HEADER_BYTES } from '../tcp/framing.js';
 import { isAborting, keepAlive, notifyIfSleeping, readAbort, waitAsync, type Layout } from './layout.js';
 import {
@@ -133,6 +134,9 @@ interface Partial {
   target: RecvReq | Unexpected | undefined; // undefined = discard (failed receive)
 }
 
+/** Direct writes up to this payload copy header and payload into one buffer (one write(2) of contiguous bytes). */
+const SMALL_FRAME = 16 * 1024;
+
 /** Calls that make V8 allocate and fill a function's type feedback (its default threshold is 8). */
 const PRIME_CALLS = 32;
 
@@ -173,8 +177,8 @@ export class ShmEndpoint implements Endpoint {
     this.localIndexOf = c.localIndexOf;
     this.zeroCopyMin = c.zeroCopyMin ?? 4096;
     this.direct = c.multiNode ? c.direct : undefined;
-    this.directMax = DIRECT_MAX_FRAME - FRAME_HEADER_BYTES;
-    this.frameBuf = Buffer.allocUnsafe(this.direct ? DIRECT_MAX_FRAME : 0);
+    this.directMax = DIRECT_MAX_MESSAGE;
+    this.frameBuf = Buffer.allocUnsafe(this.direct ? FRAME_HEADER_BYTES + SMALL_FRAME : 0);
     const L = c.layout;
     this.outRings = new Array<Ring | undefined>(L.endpoints).fill(undefined);
     this.outQueues = Array.from({ length: L.endpoints }, () => []);
@@ -230,11 +234,27 @@ export class ShmEndpoint implements Endpoint {
     const node = d.nodeOf[key.dst];
     const proxy = this.layout.proxy;
     if (!d.table.open(node) || this.outQueues[proxy].length > 0 || !(this.outRings[proxy] as Ring).drained()) return false;
-    const n = data.byteLength;
-    const frame = this.frameBuf.subarray(0, FRAME_HEADER_BYTES + n);
-    encodeHeader({ ...key, sig: key.sig ?? 0, src: this.rank, total: n, offset: 0 }, n, this.frameBuf, 0);
-    if (n > 0) copyBytes(frame, FRAME_HEADER_BYTES, data, 0, n);
-    return d.table.tryWrite(node, frame);
+    const total = data.byteLength;
+    const h = { ...key, sig: key.sig ?? 0, src: this.rank, total, offset: 0 };
+    if (total <= SMALL_FRAME) {
+      // Small: header and payload in one buffer, one write.
+      const frame = this.frameBuf.subarray(0, FRAME_HEADER_BYTES + total);
+      encodeHeader(h, total, this.frameBuf, 0);
+      if (total > 0) copyBytes(frame, FRAME_HEADER_BYTES, data, 0, total);
+      return d.table.tryWrite(node, [frame]);
+    }
+    // Large: frames of DIRECT_SEGMENT written from the caller's memory (writev, no copy);
+    // once the first is in, the rest must follow it on this path.
+    for (let o = 0; o < total; o += DIRECT_SEGMENT) {
+      const n = Math.min(DIRECT_SEGMENT, total - o);
+      const hb = this.frameBuf.subarray(0, FRAME_HEADER_BYTES);
+      encodeHeader({ ...h, offset: o }, n, hb, 0);
+      if (!d.table.tryWrite(node, [hb, data.subarray(o, o + n)], o > 0)) {
+        if (o === 0) return false;
+        throw new TransportError(`node ${d.nodeOf[this.rank]}: the connection to node ${node} closed in the middle of a message to rank ${key.dst}`);
+      }
+    }
+    return true;
   }
 
   /** Write as much of `req` as the ring takes; true when fully written. */

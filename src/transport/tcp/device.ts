@@ -124,6 +124,8 @@ class Conn {
   busy = false;
   /** Rank threads may write to this connection's descriptor (openDirect). */
   published = false;
+  /** Frames written while a rank held the connection's lock: written in order once it is free. */
+  held: Pending[] = [];
   queue: Pending[] = [];
   /** performance.now() when this side dialled (undefined: accepted). */
   dialledAt: number | undefined;
@@ -286,9 +288,23 @@ export class TcpDevice implements NodeLink {
   private write(c: Conn, h: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): void {
     const d = this.o.direct;
     if (!d || this.sendConn.get(c.peer) !== c) return this.writeNow(c, h, payload, onSent);
-    // Frames of rank threads and of this thread must not interleave: hold the peer's lock
-    // while the socket takes what it can at once, and keep ranks out while libuv holds the rest.
-    d.lock(c.peer);
+    // Frames of rank threads and of this thread must not interleave: write holding the
+    // peer's lock, keep ranks out while libuv holds queued bytes, and never wait for a
+    // rank (a rank writing a large message waits for this thread's peer to read, and a
+    // main thread waiting here would not read for its own ranks): when a rank holds the
+    // lock, queue the frame and try again on the next turn of the event loop.
+    if (c.held.length > 0 || !d.tryLock(c.peer)) {
+      // Keep a copy of small payloads: the caller may reuse its buffer (a ring entry).
+      c.held.push({ header: h, payload: onSent || payload.byteLength > COPY_LIMIT ? payload : payload.slice(), onSent });
+      // Ranks keep out meanwhile: a rank's earlier message may be among the held frames.
+      d.setBusy(c.peer, true);
+      if (c.held.length === 1) setImmediate(() => this.flushHeld(c, d));
+      return;
+    }
+    this.writeLocked(c, d, h, payload, onSent);
+  }
+
+  private writeLocked(c: Conn, d: DirectTable, h: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): void {
     try {
       this.writeNow(c, h, payload, onSent);
       if (c.socket.writableLength > 0 && !c.busy) {
@@ -297,12 +313,22 @@ export class TcpDevice implements NodeLink {
         const check = (): void => {
           if (c.socket.writableLength > 0 && !c.socket.destroyed) return void setImmediate(check);
           c.busy = false;
-          d.setBusy(c.peer, false);
+          if (c.held.length === 0) d.setBusy(c.peer, false);
         };
         setImmediate(check);
-      }
+      } else if (!c.busy && c.held.length === 0) d.setBusy(c.peer, false);
     } finally {
       d.unlock(c.peer);
+    }
+  }
+
+  /** Write the frames held while a rank had the lock, in order. */
+  private flushHeld(c: Conn, d: DirectTable): void {
+    if (c.socket.destroyed) return void (c.held = []);
+    while (c.held.length > 0) {
+      if (!d.tryLock(c.peer)) return void setImmediate(() => this.flushHeld(c, d));
+      const f = c.held.shift() as Pending;
+      this.writeLocked(c, d, f.header, f.payload, f.onSent);
     }
   }
 

@@ -26,7 +26,7 @@
  * proxy releases a ring entry only after passing it to the socket, under the same lock.
  * A rank never waits for the lock: when it is taken, the frame goes through the proxy.
  */
-import { writeSync } from 'node:fs';
+import { writevSync } from 'node:fs';
 import { TransportError } from '../../core/errors.js';
 
 const WORDS = 4;
@@ -38,8 +38,10 @@ const COUNTERS = 2;
 
 const LOCK_STALE_MS = 200;
 
-/** Frames larger than this always go through the proxy (they may not fit the socket's buffer at once). */
-export const DIRECT_MAX_FRAME = 16 * 1024;
+/** Payload bytes of one directly written frame: larger messages go as several (the proxy's segment size too). */
+export const DIRECT_SEGMENT = 256 * 1024;
+/** Messages larger than this always go through the proxy (a rank writing for long would not receive meanwhile). */
+export const DIRECT_MAX_MESSAGE = 4 * 1024 * 1024;
 
 export class DirectTable {
   readonly i32: Int32Array;
@@ -73,6 +75,7 @@ export class DirectTable {
    * of a write (a failing job): it is taken over.
    */
   lock(peer: number): void {
+    // Rarely contended: publish and revoke only (writes use tryLock and queue).
     const i = peer * WORDS + LOCK;
     if (Atomics.compareExchange(this.i32, i, 0, 1) === 0) return;
     const until = performance.now() + LOCK_STALE_MS;
@@ -82,6 +85,11 @@ export class DirectTable {
         return;
       }
     }
+  }
+
+  /** Take the peer's lock if it is free (the main thread's writes: it never waits for a rank). */
+  tryLock(peer: number): boolean {
+    return Atomics.compareExchange(this.i32, peer * WORDS + LOCK, 0, 1) === 0;
   }
 
   unlock(peer: number): void {
@@ -127,32 +135,61 @@ export class DirectTable {
   }
 
   /**
-   * Write one whole frame to the peer's connection; false (nothing written) when there
-   * is no connection to write to, the main thread has bytes queued, or the lock is taken.
-   * A write the kernel takes only in part is finished here, spinning on EAGAIN: a frame
-   * must never be left half written.
+   * Write one whole frame, given as parts (header, payload), to the peer's connection;
+   * false (nothing written) when there is no connection to write to, the main thread
+   * has bytes queued, the lock is taken, or the kernel takes nothing now. With `wait`
+   * (the later frames of a message whose first frame went this way: the rest must
+   * follow it) the call instead waits for the lock, the queue and the kernel, and
+   * fails only when the connection is gone. A write the kernel takes only in part is
+   * finished here, spinning on EAGAIN: a frame is never left half written. The peer's
+   * main thread always reads (it never waits for this lock), so the spin ends.
    */
-  tryWrite(peer: number, frame: Uint8Array): boolean {
+  tryWrite(peer: number, parts: readonly Uint8Array[], wait = false): boolean {
     const w = peer * WORDS;
-    if (Atomics.compareExchange(this.i32, w + LOCK, 0, 1) !== 0) return false;
-    try {
-      const fd = Atomics.load(this.i32, w + FD);
-      if (fd < 0 || Atomics.load(this.i32, w + BUSY) !== 0) return false;
-      let done = 0;
-      while (done < frame.byteLength) {
-        try {
-          done += writeSync(fd, frame, done, frame.byteLength - done);
-        } catch (e) {
-          // Nothing written yet: the proxy takes the frame (and reports a broken connection).
-          if (done === 0) return false;
-          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw new TransportError(`a frame to node ${peer} was cut short: ${(e as Error).message}`);
-        }
+    for (;;) {
+      if (Atomics.compareExchange(this.i32, w + LOCK, 0, 1) !== 0) {
+        if (wait && Atomics.load(this.i32, w + FD) >= 0) continue;
+        return false;
       }
-      this.counters[peer * COUNTERS]++;
-      this.counters[peer * COUNTERS + 1] += frame.byteLength;
-      return true;
-    } finally {
-      Atomics.store(this.i32, w + LOCK, 0);
+      try {
+        const fd = Atomics.load(this.i32, w + FD);
+        if (fd < 0) return false;
+        if (Atomics.load(this.i32, w + BUSY) !== 0) {
+          if (wait) continue;
+          return false;
+        }
+        const total = parts.reduce((n, p) => n + p.byteLength, 0);
+        let done = 0;
+        while (done < total) {
+          try {
+            done += writevSync(fd, remaining(parts, done));
+          } catch (e) {
+            const again = (e as NodeJS.ErrnoException).code === 'EAGAIN';
+            // Nothing written yet: the proxy takes the frame (and reports a broken connection).
+            if (done === 0 && (!wait || !again)) return false;
+            if (!again) throw new TransportError(`a frame to node ${peer} was cut short: ${(e as Error).message}`);
+          }
+        }
+        this.counters[peer * COUNTERS]++;
+        this.counters[peer * COUNTERS + 1] += total;
+        return true;
+      } finally {
+        Atomics.store(this.i32, w + LOCK, 0);
+      }
     }
   }
+}
+
+/** The parts after the first `skip` bytes (views, no copy). */
+function remaining(parts: readonly Uint8Array[], skip: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const p of parts) {
+    if (skip >= p.byteLength) {
+      skip -= p.byteLength;
+      continue;
+    }
+    out.push(skip > 0 ? p.subarray(skip) : p);
+    skip = 0;
+  }
+  return out;
 }

@@ -20,7 +20,7 @@ for (let i = 0; i < count; i++) {
   const n = 1 + (i % 200);
   const frame = Buffer.alloc(FRAME_HEADER_BYTES + n, (i + writer) & 0xff);
   encodeHeader({ context: 1, space: SPACE_P2P, sig: 0, tag: writer, src: 1000 + writer, dst: 0, index: i, total: n, offset: 0 }, n, frame, 0);
-  while (!(table.open(peer) && table.tryWrite(peer, frame))) refused++;
+  while (!(table.open(peer) && table.tryWrite(peer, [frame]))) refused++;
   direct++;
   if (i % 25 === 0) Atomics.wait(start, 1, 0, 1); // spread the writes over the main thread's
 }
