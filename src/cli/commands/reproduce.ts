@@ -17,7 +17,7 @@ import { ArgumentError } from '../../core/errors.js';
 import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
-import { reproduceConnections } from '../../experiments/connections-reproduce.js';
+import { reproduceConnections, reproduceConnectionsMeasured } from '../../experiments/connections-reproduce.js';
 import { reproduceStartup } from '../../experiments/startup-reproduce.js';
 import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
@@ -73,6 +73,9 @@ export const reproduceCommand: Command = {
         rows.push(...(await reproduceStartup({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
         // Seed 003 ch. 3: Table 3.2's connection counts on the transport's connection rules (pure computation).
         rows.push(...reproduceConnections().map((c) => ({ ...c, source: 'runtime' as const })));
+        // … and, without --quick, the policies measured in a few real jobs (connections-measure.ts).
+        if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: connection policies in real jobs…\x1b[K');
+        rows.push(...(await reproduceConnectionsMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
       }
       if (seedId === undefined || seedId === '001') {
         const charts = bienzCharts(BLUE_WATERS);
