@@ -38,7 +38,7 @@ import type { NodeReport } from './job-report.js';
 import { NodeProxy } from '../transport/proxy.js';
 import { addressText, TcpDevice, type PeerAddress, type TcpCounters } from '../transport/tcp/device.js';
 import { DirectTable } from '../transport/tcp/direct.js';
-import { AdaptiveLink } from '../transport/connections.js';
+import { AdaptiveLink, type ConnectionCounters } from '../transport/connections.js';
 import { DatagramPath, parseDatagramFault } from '../transport/udp/datagram-path.js';
 import { pairKey, type PairIds } from '../transport/tcp/endpoint-ids.js';
 import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
@@ -462,6 +462,19 @@ function withDirect(c: TcpCounters): TcpCounters & { directFramesSent: number } 
   return { ...c, framesSent: c.framesSent + d.frames, bytesSent: c.bytesSent + d.bytes, directFramesSent: d.frames };
 }
 
+/** The link's per-peer traffic plus the messages its rank threads wrote to each peer themselves. */
+function withDirectTraffic<C extends ConnectionCounters>(c: C): C {
+  if (!direct) return c;
+  const table = direct;
+  return {
+    ...c,
+    traffic: c.traffic.map((t) => {
+      const d = table.writtenTo(t.peer);
+      return { ...t, messagesSent: t.messagesSent + d.messages, bytesSent: t.bytesSent + d.bytes };
+    }),
+  };
+}
+
 /** This node's part of the job report (job-report.ts). */
 function nodeReport(): NodeReport {
   const i32 = new Int32Array(control);
@@ -474,7 +487,7 @@ function nodeReport(): NodeReport {
     wallMs: Math.round(performance.now() * 10) / 10,
     ...(listenedOn !== undefined ? { address: listenedOn } : {}),
     ...(device ? { tcp: withDirect(device.counters()) } : {}),
-    ...(nodeLink ? { connections: { ...nodeLink.counters(), connectMs: Math.round(connectMs * 10) / 10 } } : {}),
+    ...(nodeLink ? { connections: withDirectTraffic({ ...nodeLink.counters(), connectMs: Math.round(connectMs * 10) / 10 }) } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
     helperThreads: helperPriority,

@@ -80,12 +80,18 @@ export interface ConnectionSettings {
 }
 
 /**
- * The default policy, on-demand: it costs nothing at start (static dials N − 1
- * connections per node before the ranks run; docs/runtime.md has the start-up times),
- * and with the byte threshold the messages before a connection are the small ones,
- * for which the datagram path is as fast as a connection here.
+ * The default policy, partial. Measured here (docs/runtime.md, `coll experiment
+ * connections --measure`): a message on the datagram path costs several times one on a
+ * connection (round trips of about 0.4–1.2 ms against 0.06–0.6 ms), so on-demand makes
+ * each pair's first 16 messages slow and puts the set-up (about 7 ms) in the middle of
+ * the job (first pass of a collective mix +10–14 %); static pays N − 1 connections per
+ * node before the ranks run (87 ms at 8 nodes here), which grows with N. Partial
+ * connects the ±2^i peers at start, 2·log2 N − 1 of them: the partners of recursive
+ * doubling (r XOR 2^i = r ± 2^i), dissemination, binomial trees and rings, i.e. nearly
+ * all collective traffic, so collectives never wait on datagrams, at a start-up cost
+ * that grows with log N; at 4 nodes or fewer it is static.
  */
-export const DEFAULT_CONNECTIONS: ConnectionSettings = { policy: 'on-demand', threshold: DEFAULT_THRESHOLD, byteThreshold: DEFAULT_BYTE_THRESHOLD };
+export const DEFAULT_CONNECTIONS: ConnectionSettings = { policy: 'partial', threshold: DEFAULT_THRESHOLD, byteThreshold: DEFAULT_BYTE_THRESHOLD };
 
 export function parseConnectionPolicy(value: string, where = '--connections'): ConnectionPolicy {
   if ((CONNECTION_POLICIES as readonly string[]).includes(value)) return value as ConnectionPolicy;

@@ -64,9 +64,10 @@ describe('a job report', () => {
     expect(rep.connectionSetupUs).toBeGreaterThan(0);
   });
 
-  it('on demand (the default): a few collectives travel as datagrams with no connection; past the threshold each talking pair connects once', async () => {
+  it('on demand: a few collectives travel as datagrams with no connection; past the threshold each talking pair connects once', async () => {
+    const onDemand = { COLL_CONNECTIONS: 'on-demand' };
     // 3 allreduces of 1 KiB over 4 nodes (recursive doubling: 2 partners, 1 message each per call): 3 messages each way per pair.
-    const few = await runJob('report.ts', 4, 4, ['3']);
+    const few = await runJob('report.ts', 4, 4, ['3'], onDemand);
     expect(few.exitCode, few.stderr).toBe(0);
     expect(few.report.connectionPolicy).toBe('on-demand');
     const traffic = JSON.stringify(few.report.nodes.map((n) => [n.connections?.traffic, n.connections?.requestsSent]));
@@ -75,7 +76,7 @@ describe('a job report', () => {
     expect(few.report.retransmissions).toBe(0);
     expect(few.report.tcp.framesSent, traffic).toBe(0);
     // 20 calls: 40 messages per talking pair > 16, while pairs that never talk stay unconnected.
-    const many = await runJob('report.ts', 4, 4, ['20']);
+    const many = await runJob('report.ts', 4, 4, ['20'], onDemand);
     expect(many.exitCode, many.stderr).toBe(0);
     const rep = many.report;
     expect(rep.connections).toBeGreaterThanOrEqual(2);
@@ -90,13 +91,15 @@ describe('a job report', () => {
     expect(rep.nodes.reduce((s, n) => s + (n.connections?.positiveReplies ?? 0), 0)).toBe(rep.connections);
   });
 
-  it('partial: the ±2^i peers connected at start (all three at 4 nodes: 1, 2, 3 = 4 − 1), connectMs reported', async () => {
-    const r = await runJob('report.ts', 4, 4, ['1'], { COLL_CONNECTIONS: 'partial' });
+  it('partial (the default): the ±2^i peers connected at start (all three at 4 nodes: 1, 2, 3 = 4 − 1), connectMs reported; per-peer traffic counts what ranks wrote directly', async () => {
+    const r = await runJob('report.ts', 4, 4, ['1']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.report.connectionPolicy).toBe('partial');
     for (const n of r.report.nodes) expect(n.connections?.initialPeers.length).toBe(3);
     expect(r.report.connections).toBe(6);
     expect(r.report.connectMs).toBeGreaterThan(0);
+    // One allreduce by recursive doubling: each node sends one message to each of its 2 partners.
+    for (const n of r.report.nodes) expect(n.connections?.traffic.reduce((s, t) => s + t.messagesSent, 0)).toBeGreaterThanOrEqual(2);
   });
 
   it('coll run --report FILE writes it; --connections chooses the policy', async () => {

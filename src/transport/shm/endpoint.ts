@@ -249,7 +249,7 @@ export class ShmEndpoint implements Endpoint {
       const n = Math.min(DIRECT_SEGMENT, total - o);
       const hb = this.frameBuf.subarray(0, FRAME_HEADER_BYTES);
       encodeHeader({ ...h, offset: o }, n, hb, 0);
-      if (!d.table.tryWrite(node, [hb, data.subarray(o, o + n)], o > 0)) {
+      if (!d.table.tryWrite(node, [hb, data.subarray(o, o + n)], o > 0, o === 0)) {
         if (o === 0) return false;
         throw new TransportError(`node ${d.nodeOf[this.rank]}: the connection to node ${node} closed in the middle of a message to rank ${key.dst}`);
       }

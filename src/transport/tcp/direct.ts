@@ -33,8 +33,12 @@ const WORDS = 4;
 const FD = 0;
 const LOCK = 1;
 const BUSY = 2;
-/** Per peer: frames and bytes written directly (float64, updated under the peer's lock). */
-const COUNTERS = 2;
+/** Never written: a word to sleep on briefly. */
+const SPARE = 3;
+/** How long a rank pauses when the kernel takes nothing (ms). */
+const EAGAIN_PAUSE_MS = 0.05;
+/** Per peer: frames, bytes and messages written directly (float64, updated under the peer's lock). */
+const COUNTERS = 3;
 
 const LOCK_STALE_MS = 200;
 
@@ -126,6 +130,11 @@ export class DirectTable {
     return { frames, bytes };
   }
 
+  /** Messages and bytes ranks wrote directly to `peer` (the job report's per-peer traffic). */
+  writtenTo(peer: number): { messages: number; bytes: number } {
+    return { messages: this.counters[peer * COUNTERS + 2], bytes: this.counters[peer * COUNTERS + 1] };
+  }
+
   // ---- rank threads -----------------------------------------------------------
 
   /** Whether a direct write to `peer` may be tried (a cheap check before encoding). */
@@ -144,7 +153,7 @@ export class DirectTable {
    * finished here, spinning on EAGAIN: a frame is never left half written. The peer's
    * main thread always reads (it never waits for this lock), so the spin ends.
    */
-  tryWrite(peer: number, parts: readonly Uint8Array[], wait = false): boolean {
+  tryWrite(peer: number, parts: readonly Uint8Array[], wait = false, firstOfMessage = true): boolean {
     const w = peer * WORDS;
     for (;;) {
       if (Atomics.compareExchange(this.i32, w + LOCK, 0, 1) !== 0) {
@@ -168,10 +177,13 @@ export class DirectTable {
             // Nothing written yet: the proxy takes the frame (and reports a broken connection).
             if (done === 0 && (!wait || !again)) return false;
             if (!again) throw new TransportError(`a frame to node ${peer} was cut short: ${(e as Error).message}`);
+            // The socket's buffer is full: let the threads that empty it (the peer's reader) have the core.
+            Atomics.wait(this.i32, w + SPARE, 0, EAGAIN_PAUSE_MS);
           }
         }
         this.counters[peer * COUNTERS]++;
         this.counters[peer * COUNTERS + 1] += total;
+        if (firstOfMessage) this.counters[peer * COUNTERS + 2]++;
         return true;
       } finally {
         Atomics.store(this.i32, w + LOCK, 0);
