@@ -55,6 +55,7 @@
 import { TransportError, ArgumentError } from '../core/errors.js';
 import { median } from '../core/stats.js';
 import { SPACE_CTRL, type FrameHeader, type NodeLink } from './types.js';
+import { HeldFrames, type FrameReceiver } from './held-frames.js';
 import type { DatagramCounters, DatagramPath } from './udp/datagram-path.js';
 import type { TcpCounters, TcpDevice } from './tcp/device.js';
 
@@ -299,24 +300,21 @@ interface ControlIn {
   readonly payload: Uint8Array;
 }
 
-type FrameReceiver = NodeLink['onFrame'];
-
 export class AdaptiveLink implements NodeLink {
   readonly node: number;
   readonly policy: ConnectionPolicy;
   readonly threshold: number;
   readonly byteThreshold: number;
-  private receiver: FrameReceiver | undefined;
-  private readonly early: [number, FrameHeader, Uint8Array][] = [];
+  /** Held payloads are copied: the devices hand on views of their receive buffers. */
+  private readonly held = new HeldFrames(true);
 
   get onFrame(): FrameReceiver {
-    return this.receiver ?? ((from, h, p) => void this.early.push([from, h, Uint8Array.from(p)]));
+    return this.held.get();
   }
 
   /** Attach the receiver; frames held until now are delivered to it first, in order. */
   set onFrame(f: FrameReceiver) {
-    this.receiver = f;
-    for (const [from, h, p] of this.early.splice(0)) f(from, h, p);
+    this.held.set(f);
   }
 
   private readonly dp: DatagramPath;

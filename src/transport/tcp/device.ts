@@ -20,6 +20,7 @@ import { encodeHeader, FRAME_HEADER_BYTES, FrameParser } from './framing.js';
 import { acceptHandshake, connectHandshake } from './handshake.js';
 import { pairKey, type PairIds } from './endpoint-ids.js';
 import type { DirectTable } from './direct.js';
+import { HeldFrames, type FrameReceiver } from '../held-frames.js';
 
 /** The descriptor of a connected socket (libuv's handle; undefined where there is none). */
 function socketFd(s: net.Socket): number | undefined {
@@ -140,22 +141,18 @@ class Conn {
   }
 }
 
-type FrameReceiver = NodeLink['onFrame'];
-
 export class TcpDevice implements NodeLink {
   readonly node: number;
-  private receiver: FrameReceiver | undefined;
-  /** Frames that arrived before a receiver was attached (a peer that got everyone's address first may send at once). */
-  private readonly early: [number, FrameHeader, Uint8Array][] = [];
+  /** Frames that arrived before a receiver was attached (views of the socket's chunks, which are not reused). */
+  private readonly held = new HeldFrames();
 
   get onFrame(): FrameReceiver {
-    return this.receiver ?? ((from, h, p) => void this.early.push([from, h, p]));
+    return this.held.get();
   }
 
   /** Attach the receiver; frames held until now are delivered to it first, in order. */
   set onFrame(f: FrameReceiver) {
-    this.receiver = f;
-    for (const [from, h, p] of this.early.splice(0)) f(from, h, p);
+    this.held.set(f);
   }
   private readonly server: net.Server;
   private peers: readonly PeerAddress[] = [];

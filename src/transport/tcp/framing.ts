@@ -22,7 +22,7 @@ export function encodeHeader(h: FrameHeader, payloadBytes: number, out: Buffer, 
   out.writeUInt32LE(h.offset, at + 32);
 }
 
-function decodeHeader(b: Buffer, at: number): { h: FrameHeader; bytes: number } {
+export function decodeHeader(b: Buffer, at: number): { h: FrameHeader; bytes: number } {
   const sw = b.readUInt32LE(at + 4);
   return {
     bytes: b.readUInt32LE(at),

@@ -53,8 +53,9 @@ import dgram from 'node:dgram';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ArgumentError, TransportError } from '../../core/errors.js';
 import { Rng } from '../../core/random.js';
-import type { FrameHeader, NodeLink, Space } from '../types.js';
-import { encodeHeader, FRAME_HEADER_BYTES } from '../tcp/framing.js';
+import type { FrameHeader, NodeLink } from '../types.js';
+import { decodeHeader, encodeHeader, FRAME_HEADER_BYTES } from '../tcp/framing.js';
+import { HeldFrames, type FrameReceiver } from '../held-frames.js';
 import type { PeerAddress } from '../tcp/device.js';
 
 export const DATAGRAM_MAGIC = 0x50445543; // "CUDP" little-endian
@@ -205,44 +206,23 @@ function seqDiff(a: number, b: number): number {
   return (a - b) | 0;
 }
 
-function decodeFrameHeader(b: Buffer, at: number): { h: FrameHeader; bytes: number } {
-  const sw = b.readUInt32LE(at + 4);
-  return {
-    bytes: b.readUInt32LE(at),
-    h: {
-      space: (sw & 0xffff) as Space,
-      sig: sw >>> 16,
-      context: b.readInt32LE(at + 8),
-      tag: b.readInt32LE(at + 12),
-      src: b.readInt32LE(at + 16),
-      dst: b.readInt32LE(at + 20),
-      index: b.readInt32LE(at + 24),
-      total: b.readUInt32LE(at + 28),
-      offset: b.readUInt32LE(at + 32),
-    },
-  };
-}
 
 /** HMAC-SHA256 of `b[0, end)` under `key`, truncated, written at `end`. */
 export function signDatagram(key: Buffer, b: Buffer, end: number): void {
   createHmac('sha256', key).update(b.subarray(0, end)).digest().copy(b, end, 0, DATAGRAM_MAC_BYTES);
 }
 
-type FrameReceiver = NodeLink['onFrame'];
-
 export class DatagramPath implements NodeLink {
   readonly node: number;
-  private receiver: FrameReceiver | undefined;
-  private readonly early: [number, FrameHeader, Uint8Array][] = [];
+  private readonly held = new HeldFrames();
 
   get onFrame(): FrameReceiver {
-    return this.receiver ?? ((from, h, p) => void this.early.push([from, h, p]));
+    return this.held.get();
   }
 
   /** Attach the receiver; frames held until now are delivered to it first, in order. */
   set onFrame(f: FrameReceiver) {
-    this.receiver = f;
-    for (const [from, h, p] of this.early.splice(0)) f(from, h, p);
+    this.held.set(f);
   }
 
   private readonly socket: dgram.Socket;
@@ -546,7 +526,7 @@ export class DatagramPath implements NodeLink {
     let body = a.body;
     if (a.first) {
       if (p.assembling) return this.protocolError(from, p, 'a frame started before the previous one was complete');
-      const { h, bytes } = decodeFrameHeader(body, 0);
+      const { h, bytes } = decodeHeader(body, 0);
       body = body.subarray(FRAME_HEADER_BYTES);
       if (body.length > bytes) return this.protocolError(from, p, 'a fragment longer than its frame');
       if (body.length === bytes) return this.deliver(from, h, body);
