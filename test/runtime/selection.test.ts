@@ -29,6 +29,15 @@ describe('selectAlgorithm', () => {
     }
   });
 
+  it('takes a node-aware allreduce for small calls across nodes with several ranks on a node, not on one node or one rank per node', () => {
+    const q = (topology: ReturnType<typeof flatTopology>, bytes: number) => ({ collective: 'allreduce' as const, size: topology.size, count: bytes / 8, root: 0, commutative: true, elementSize: 8, topology, datatype: 'float64', op: 'sum', bytes });
+    expect(selectAlgorithm(q(nodeTopology(4, 2), 8)).spec.name).toBe('smp');
+    expect(selectAlgorithm(q(nodeTopology(12, 3), 1024)).spec.name).toBe('smp');
+    expect(selectAlgorithm(q(flatTopology(4), 8)).spec.name).toBe('recursive_doubling');
+    expect(selectAlgorithm(q(nodeTopology(4, 4), 8)).spec.name).toBe('recursive_doubling'); // one rank per node
+    expect(selectAlgorithm(q(nodeTopology(4, 2), 1 << 20)).spec.name).toBe('rabenseifner'); // bandwidth-bound: the size rules
+  });
+
   it('uses a decision table when it applies, else falls back to the rules', () => {
     const rule = (algorithm: string, pMin: number, pMax: number | null) => ({
       collective: 'allreduce' as const, datatype: 'float64', op: 'sum', ppn: 1, pMin, pMax, bytesMin: 0, bytesMax: null, algorithm, params: {}, predicted: 1e-6,
