@@ -82,10 +82,10 @@ export interface ConnectionSettings {
 
 /**
  * The default policy, partial. Measured here (docs/runtime.md, `coll experiment
- * connections --measure`): a message on the datagram path costs several times one on a
- * connection (round trips of about 0.4–1.2 ms against 0.06–0.6 ms), so on-demand makes
- * each pair's first 16 messages slow and puts the set-up (about 7 ms) in the middle of
- * the job (first pass of a collective mix +10–14 %); static pays N − 1 connections per
+ * connections --measure`): a pair's first round trips on the datagram path cost several
+ * times a connection's (about 0.4–1.2 ms against 0.06–0.6 ms; close in steady state), so
+ * on-demand makes each pair's first 16 messages slow and puts the set-up (about 7 ms) in
+ * the middle of the job (first pass of a collective mix +10–14 %); static pays N − 1 connections per
  * node before the ranks run (87 ms at 8 nodes here), which grows with N. Partial
  * connects the ±2^i peers at start, 2·log2 N − 1 of them: the partners of recursive
  * doubling (r XOR 2^i = r ± 2^i), dissemination, binomial trees and rings, i.e. nearly
