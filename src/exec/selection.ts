@@ -49,6 +49,7 @@ const PREFERENCES: Record<CollectiveKind, { small: readonly string[]; large: rea
  */
 const NODE_AWARE_SMALL: Partial<Record<CollectiveKind, readonly string[]>> = {
   allreduce: ['smp', 'nap'],
+  barrier: ['smp'],
 };
 
 /**

@@ -29,13 +29,16 @@ describe('selectAlgorithm', () => {
     }
   });
 
-  it('takes a node-aware allreduce for small calls across nodes with several ranks on a node, not on one node or one rank per node', () => {
+  it('takes a node-aware allreduce (and barrier) for small calls across nodes with several ranks on a node, not on one node or one rank per node', () => {
     const q = (topology: ReturnType<typeof flatTopology>, bytes: number) => ({ collective: 'allreduce' as const, size: topology.size, count: bytes / 8, root: 0, commutative: true, elementSize: 8, topology, datatype: 'float64', op: 'sum', bytes });
     expect(selectAlgorithm(q(nodeTopology(4, 2), 8)).spec.name).toBe('smp');
     expect(selectAlgorithm(q(nodeTopology(12, 3), 1024)).spec.name).toBe('smp');
     expect(selectAlgorithm(q(flatTopology(4), 8)).spec.name).toBe('recursive_doubling');
     expect(selectAlgorithm(q(nodeTopology(4, 4), 8)).spec.name).toBe('recursive_doubling'); // one rank per node
     expect(selectAlgorithm(q(nodeTopology(4, 2), 1 << 20)).spec.name).toBe('rabenseifner'); // bandwidth-bound: the size rules
+    const barrier = (topology: ReturnType<typeof flatTopology>) => selectAlgorithm({ collective: 'barrier', size: topology.size, count: 0, root: 0, commutative: true, elementSize: 1, topology, datatype: 'uint8', op: 'sum', bytes: 0 }).spec.name;
+    expect(barrier(nodeTopology(6, 2))).toBe('smp');
+    expect(barrier(nodeTopology(4, 4))).toBe('dissemination');
   });
 
   it('uses a decision table when it applies, else falls back to the rules', () => {

@@ -1,0 +1,83 @@
+/**
+ * SMP (hierarchical) barrier, the barrier counterpart of MPICH's SMP collectives
+ * (MPIR_Barrier_intra_smp): a binomial fan-in of zero-byte signals inside each node to
+ * its leader (local rank 0), a dissemination barrier among the node leaders, and a
+ * binomial fan-out inside each node. Only leaders send inter-node messages, ⌈lg N⌉ each
+ * for N nodes, where a flat dissemination barrier sends ⌈lg P⌉ from every rank, most of
+ * them across nodes. Works for any topology, nodes of any size.
+ * Cost (ppn ranks per node, N nodes; intra-node α_ℓ): 2⌈lg ppn⌉·α_ℓ + ⌈lg N⌉·α.
+ * The closed-form estimate has no topology and assumes one rank per node (N = P).
+ */
+import { ScheduleBuilder } from '../../schedule/builder.js';
+import { ceilLog } from '../../schedule/partition.js';
+import { leaderOrder } from '../allreduce/smp.js';
+import type { AlgorithmSpec } from '../types.js';
+
+export const smpBarrier: AlgorithmSpec = {
+  name: 'smp',
+  collective: 'barrier',
+  description: 'binomial fan-in to each node leader, dissemination among the leaders, binomial fan-out in each node',
+  source: 'MPICH SMP-aware barrier (MPIR_Barrier_intra_smp); seed 001 §3.3 (the SMP pattern)',
+  restrictions: [],
+  params: [],
+  orderPreserving: true,
+  topology: 'nodes',
+  fallback: 'dissemination',
+  cost: {
+    formula: '2⌈lg ppn⌉·α_ℓ + ⌈lg N⌉·α  (estimate: ppn = 1)',
+    estimate: ({ P, alpha }) => ceilLog(P) * alpha,
+  },
+  generate(ctx) {
+    const b = new ScheduleBuilder(ctx, 'smp');
+    const { rank, topology: t } = ctx;
+    const node = t.nodeOf(rank);
+    const members = t.ranksOn(node);
+    const lr = t.localRank(rank);
+    const ppn = members.length;
+    const signal = b.in(0, 0);
+    const R1 = ceilLog(t.maxPpn);
+    const N = t.nodeCount;
+    const R2 = ceilLog(N);
+
+    // 1. Fan-in: a rank signals its binomial parent once its children have signalled it.
+    b.phase = 'intra';
+    let done: number[] = [];
+    for (let mask = 1, k = 0; mask < ppn; mask <<= 1, k++) {
+      b.round = k;
+      if (lr & mask) {
+        done = [b.send(members[lr - mask], signal, done)];
+        break;
+      }
+      if (lr + mask < ppn) done = [...done, b.recv(members[lr + mask], signal, [])];
+    }
+
+    // 2. Dissemination among the leaders (in the order of their nodes' lowest ranks).
+    if (lr === 0 && N > 1) {
+      b.phase = 'inter';
+      const order = leaderOrder(t);
+      const leaders = order.map((n) => t.ranksOn(n)[0]);
+      const i = order.indexOf(node);
+      for (let k = 0, d = 1; d < N; k++, d *= 2) {
+        b.round = R1 + k;
+        done = [b.send(leaders[(i + d) % N], signal, done), b.recv(leaders[(i - d + N) % N], signal, done)];
+      }
+    }
+
+    // 3. Fan-out: the release travels down the same binomial tree, the farthest child
+    //    first (the transfer over distance 2^j in round R1 + R2 + R1 − 1 − j).
+    b.phase = 'intra';
+    const fanOutRound = (m: number): number => R1 + R2 + R1 - 1 - Math.log2(m);
+    let mask = 1;
+    while (mask < ppn && !(lr & mask)) mask <<= 1;
+    if (lr !== 0) {
+      b.round = fanOutRound(mask);
+      done = [b.recv(members[lr - mask], signal, done)];
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+      if (lr + mask >= ppn) continue;
+      b.round = fanOutRound(mask);
+      b.send(members[lr + mask], signal, done);
+    }
+    return b.build();
+  },
+};
