@@ -44,12 +44,14 @@ const PREFERENCES: Record<CollectiveKind, { small: readonly string[]; large: rea
  * Node-aware first for latency-bound calls on communicators that span several nodes
  * with several ranks on some node: the ranks of a node combine through shared memory and
  * only one message per node pair crosses the network. Measured (2 node processes × 2
- * ranks over TCP, 8-byte allreduce, OSU timing, same run): smp 155 µs, nap 243 µs,
- * recursive doubling 736–887 µs (docs/benchmarks.md).
+ * ranks over TCP, OSU timing): allreduce 8 B smp 155 µs, nap 243 µs, recursive doubling
+ * 736–887 µs; barrier smp 278 µs, dissemination 554–765 µs; allgather 8 B smp 350–359 µs,
+ * recursive doubling 432–856 µs.
  */
 const NODE_AWARE_SMALL: Partial<Record<CollectiveKind, readonly string[]>> = {
   allreduce: ['smp', 'nap'],
   barrier: ['smp'],
+  allgather: ['smp'],
 };
 
 /**

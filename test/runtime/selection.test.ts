@@ -39,6 +39,9 @@ describe('selectAlgorithm', () => {
     const barrier = (topology: ReturnType<typeof flatTopology>) => selectAlgorithm({ collective: 'barrier', size: topology.size, count: 0, root: 0, commutative: true, elementSize: 1, topology, datatype: 'uint8', op: 'sum', bytes: 0 }).spec.name;
     expect(barrier(nodeTopology(6, 2))).toBe('smp');
     expect(barrier(nodeTopology(4, 4))).toBe('dissemination');
+    const allgather = (topology: ReturnType<typeof flatTopology>) => selectAlgorithm({ collective: 'allgather', size: topology.size, count: 1, root: 0, commutative: true, elementSize: 8, topology, datatype: 'float64', op: 'sum', bytes: 8 }).spec.name;
+    expect(allgather(nodeTopology(6, 2))).toBe('smp');
+    expect(allgather(nodeTopology(5, 2))).not.toBe('smp'); // nodes of 2, 2 and 1 ranks: not applicable
   });
 
   it('uses a decision table when it applies, else falls back to the rules', () => {
