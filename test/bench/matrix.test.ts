@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { geomean, matrixHeatMap, matrixJobs, matrixMarkdown, median, medianOf, replaceSection, summarize, DOCS_BEGIN, DOCS_END, type MatrixJob, type MatrixRun, type MatrixSample } from '../../src/bench/matrix.js';
+import { docsMarkers, geomean, matrixHeatMap, matrixJobs, matrixMarkdown, median, medianOf, peerTcpOnly, replaceSection, summarize, DOCS_BEGIN, DOCS_END, type MatrixJob, type MatrixRun, type MatrixSample } from '../../src/bench/matrix.js';
 import { peerAvailable, runPeer } from '../../src/bench/peer.js';
 import { runBenchJob } from '../../src/bench/bench.js';
 import { ArgumentError } from '../../src/core/errors.js';
@@ -70,6 +70,26 @@ describe('benchmark matrix report', () => {
     const out = replaceSection(doc, 'new');
     expect(out).toBe(`# T\n\nintro\n\n${DOCS_BEGIN}\nnew\n${DOCS_END}\n\nanalysis\n`);
     expect(replaceSection('# T\n', 'x')).toBe(`# T\n\n${DOCS_BEGIN}\nx\n${DOCS_END}\n`);
+  });
+
+  it('across nodes: its own section in the docs, the run says so, the peer MPI held to TCP', () => {
+    const one = syntheticRun(() => 2);
+    const two: MatrixRun = { ...one, options: { ...one.options, nodes: 2 } };
+    expect(matrixMarkdown(one)).toContain('; one node.');
+    expect(matrixMarkdown(two)).toContain('2 node processes talking over TCP on loopback');
+    expect(matrixHeatMap(two, 'openmpi')).toContain('2 nodes over TCP');
+    // Both sections live in one document; replacing one leaves the other.
+    const m = docsMarkers(2);
+    expect(m.begin).not.toBe(DOCS_BEGIN);
+    expect(docsMarkers(1)).toEqual({ begin: DOCS_BEGIN, end: DOCS_END });
+    let doc = replaceSection('# B\n', 'intra', docsMarkers(1));
+    doc = replaceSection(doc, 'inter', m);
+    doc = replaceSection(doc, 'inter 2', m);
+    expect(doc).toContain(`${DOCS_BEGIN}\nintra\n${DOCS_END}`);
+    expect(doc).toContain(`${m.begin}\ninter 2\n${m.end}`);
+    expect(doc).not.toContain('\ninter\n');
+    expect(peerTcpOnly('openmpi')).toEqual(['--mca', 'btl', 'tcp,self']);
+    expect(peerTcpOnly('mpich').join(' ')).toContain('MPIR_CVAR_NOLOCAL 1');
   });
 
   it('colours: white at the neutral ratio, green faster, red slower, grey for no value', () => {
