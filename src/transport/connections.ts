@@ -99,9 +99,19 @@ export function parseConnectionPolicy(value: string, where = '--connections'): C
   throw new ArgumentError(`${where} '${value}' is not a connection policy`, `use one of ${CONNECTION_POLICIES.join(', ')}`);
 }
 
+/** A threshold: a non-negative integer, or Infinity (never). */
+function isThreshold(n: number): boolean {
+  return n === Infinity || (Number.isSafeInteger(n) && n >= 0);
+}
+
+function checkThreshold(name: string, n: number): number {
+  if (!isThreshold(n)) throw new ArgumentError(`${name} must be a non-negative integer, got ${n}`);
+  return n;
+}
+
 function parseCount(value: string, where: string): number {
   const n = value === 'inf' || value === 'Infinity' ? Infinity : Number(value);
-  if (!(n === Infinity || (Number.isSafeInteger(n) && n >= 0))) throw new ArgumentError(`${where} must be a non-negative integer (or inf), got '${value}'`);
+  if (!isThreshold(n)) throw new ArgumentError(`${where} must be a non-negative integer (or inf), got '${value}'`);
   return n;
 }
 
@@ -116,10 +126,7 @@ export function connectionSettings(
   const policy = o.policy ?? (env.COLL_CONNECTIONS ? parseConnectionPolicy(env.COLL_CONNECTIONS, 'COLL_CONNECTIONS') : DEFAULT_CONNECTIONS.policy);
   const threshold = o.threshold ?? (env.COLL_CONNECTION_THRESHOLD ? parseCount(env.COLL_CONNECTION_THRESHOLD, 'COLL_CONNECTION_THRESHOLD') : DEFAULT_CONNECTIONS.threshold);
   const byteThreshold = o.byteThreshold ?? (env.COLL_CONNECTION_BYTES ? parseCount(env.COLL_CONNECTION_BYTES, 'COLL_CONNECTION_BYTES') : DEFAULT_CONNECTIONS.byteThreshold);
-  for (const [name, v] of [['connection threshold', threshold], ['connection byte threshold', byteThreshold]] as const) {
-    if (!(v === Infinity || (Number.isSafeInteger(v) && v >= 0))) throw new ArgumentError(`${name} must be a non-negative integer, got ${v}`);
-  }
-  return { policy, threshold, byteThreshold };
+  return { policy, threshold: checkThreshold('connection threshold', threshold), byteThreshold: checkThreshold('connection byte threshold', byteThreshold) };
 }
 
 /** Context of connection-management frames (communicator contexts are never negative). */
@@ -353,9 +360,8 @@ export class AdaptiveLink implements NodeLink {
     if (!CONNECTION_POLICIES.includes(o.policy)) throw new ArgumentError(`unknown connection policy '${String(o.policy)}'`, `policies: ${CONNECTION_POLICIES.join(', ')}`);
     this.node = o.node;
     this.policy = o.policy;
-    this.threshold = o.threshold ?? DEFAULT_THRESHOLD;
-    if (!(this.threshold === Infinity || (Number.isInteger(this.threshold) && this.threshold >= 0))) throw new ArgumentError(`connection threshold ${this.threshold} is not a non-negative integer`);
-    this.byteThreshold = o.byteThreshold ?? Infinity;
+    this.threshold = checkThreshold('connection threshold', o.threshold ?? DEFAULT_THRESHOLD);
+    this.byteThreshold = checkThreshold('connection byte threshold', o.byteThreshold ?? Infinity);
     this.controlPollMs = o.controlPollMs ?? 1;
     this.requestRetryMs = o.requestRetryMs ?? 500;
     this.dp = o.datagram;

@@ -206,10 +206,14 @@ function seqDiff(a: number, b: number): number {
   return (a - b) | 0;
 }
 
+/** HMAC-SHA256 of `b[0, end)` under `key`, truncated to DATAGRAM_MAC_BYTES. */
+function macOf(key: Buffer, b: Buffer, end: number): Buffer {
+  return createHmac('sha256', key).update(b.subarray(0, end)).digest().subarray(0, DATAGRAM_MAC_BYTES);
+}
 
-/** HMAC-SHA256 of `b[0, end)` under `key`, truncated, written at `end`. */
+/** Write the MAC of `b[0, end)` under `key` at `end`. */
 export function signDatagram(key: Buffer, b: Buffer, end: number): void {
-  createHmac('sha256', key).update(b.subarray(0, end)).digest().copy(b, end, 0, DATAGRAM_MAC_BYTES);
+  macOf(key, b, end).copy(b, end);
 }
 
 export class DatagramPath implements NodeLink {
@@ -460,8 +464,7 @@ export class DatagramPath implements NodeLink {
       return;
     }
     const end = msg.length - DATAGRAM_MAC_BYTES;
-    const mac = createHmac('sha256', p.key).update(msg.subarray(0, end)).digest().subarray(0, DATAGRAM_MAC_BYTES);
-    if (!timingSafeEqual(mac, msg.subarray(end))) return this.foreign();
+    if (!timingSafeEqual(macOf(p.key, msg, end), msg.subarray(end))) return this.foreign();
     const flags = msg.readUInt8(6);
     if (type === TYPE_DATA && (flags & FLAG_FIRST) !== 0 && end < DATAGRAM_HEADER_BYTES + FRAME_HEADER_BYTES) return this.foreign();
     this.c.datagramsReceived++;
