@@ -25,7 +25,7 @@
 import { parentPort, workerData, type Worker, type WorkerOptions } from 'node:worker_threads';
 import { startWorker as startThread } from './tsx-loader.js';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
-import { ABORT_KEY, WORKER_KEY, worldShmSlotBytes, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
+import { ABORT_KEY, WORKER_KEY, worldShmSlotBytes, nodeOfRank, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from '../exec/simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
@@ -156,12 +156,13 @@ function rankExited(rank: number): void {
   const i32 = new Int32Array(control);
   for (let e = 0; e < nl.layout.endpoints; e++) notifyIfSleeping(i32, nl.layout, e);
   // A node whose ranks have all returned acknowledges datagrams only until it closes.
-  const peer = spec.firstRank.findIndex((f, i) => i < spec.nodeCount && rank >= f && rank < spec.firstRank[i + 1]);
-  if (peer !== node && peer >= 0 && datagramPath) {
-    let all = true;
-    for (let r = spec.firstRank[peer]; r < spec.firstRank[peer + 1]; r++) all &&= exitBoard.exited(r);
-    if (all) datagramPath.finished(peer);
-  }
+  const peer = nodeOfRank(spec.firstRank, rank);
+  if (peer !== node && datagramPath && allReturned(peer)) datagramPath.finished(peer);
+}
+/** Whether every rank of node `n` has returned from its program. */
+function allReturned(n: number): boolean {
+  for (let r = spec.firstRank[n]; r < spec.firstRank[n + 1]; r++) if (!exitBoard.exited(r)) return false;
+  return true;
 }
 let datagramPath: DatagramPath | undefined;
 exits.handle = rankExited;
@@ -208,7 +209,7 @@ function connectionFailed(e: Error, lost: { peer: number; frames: number; bytes:
   const ranks = Array.from({ length: spec.firstRank[lost.peer + 1] - spec.firstRank[lost.peer] }, (_, i) => spec.firstRank[lost.peer] + i);
   const until = Date.now() + EXIT_WORD_MS;
   const decide = (): void => {
-    if (ranks.every((r) => exitBoard.exited(r))) {
+    if (allReturned(lost.peer)) {
       if (lost.frames > 0) {
         const who = ranks.length === 1 ? `rank ${ranks[0]}` : `ranks ${ranks[0]}–${ranks[ranks.length - 1]}`;
         process.stderr.write(
