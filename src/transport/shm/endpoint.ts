@@ -163,8 +163,7 @@ export class ShmEndpoint implements Endpoint {
   private order = 0;
   private queuedSends = 0;
   private readonly direct: ShmEndpointConfig['direct'];
-  /** Largest payload written directly, and the buffer frames are encoded into. */
-  private readonly directMax: number;
+  /** The buffer direct frames are encoded into (tcp/direct.ts). */
   private readonly frameBuf: Buffer;
 
   constructor(c: ShmEndpointConfig) {
@@ -177,7 +176,6 @@ export class ShmEndpoint implements Endpoint {
     this.localIndexOf = c.localIndexOf;
     this.zeroCopyMin = c.zeroCopyMin ?? 4096;
     this.direct = c.multiNode ? c.direct : undefined;
-    this.directMax = DIRECT_MAX_MESSAGE;
     this.frameBuf = Buffer.allocUnsafe(this.direct ? FRAME_HEADER_BYTES + SMALL_FRAME : 0);
     const L = c.layout;
     this.outRings = new Array<Ring | undefined>(L.endpoints).fill(undefined);
@@ -206,7 +204,7 @@ export class ShmEndpoint implements Endpoint {
   isend(key: MessageKey, data: Uint8Array, onComplete?: Callback<SendOp>): SendOp {
     if (key.dst === this.rank) return this.sendToSelf(key, data, onComplete);
     const local = this.localIndexOf[key.dst];
-    if (local < 0 && this.direct !== undefined && data.byteLength <= this.directMax && this.writeDirect(key, data)) {
+    if (local < 0 && this.direct !== undefined && data.byteLength <= DIRECT_MAX_MESSAGE && this.writeDirect(key, data)) {
       const req = new SendReq(key, data, this.layout.proxy, onComplete);
       this.completeSend(req);
       return req;

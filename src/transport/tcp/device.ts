@@ -119,6 +119,11 @@ interface Pending {
   readonly onSent: (() => void) | undefined;
 }
 
+/** A frame to write later: small payloads are copied (the caller may reuse its buffer, a ring entry). */
+function later(header: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): Pending {
+  return { header, payload: payload.byteLength <= COPY_LIMIT ? payload.slice() : payload, onSent };
+}
+
 class Conn {
   ready = false;
   /** libuv holds queued bytes of this connection (direct writes wait; see write()). */
@@ -258,7 +263,7 @@ export class TcpDevice implements NodeLink {
     if (++this.framesSent === this.o.resetAfterFrames) this.resetAll();
     let c = this.sendConn.get(node);
     if (!c) c = this.dial(node);
-    if (!c.ready) c.queue.push({ header, payload: payload.byteLength <= COPY_LIMIT ? payload.slice() : payload, onSent });
+    if (!c.ready) c.queue.push(later(header, payload, onSent));
     else this.write(c, header, payload, onSent);
   }
 
@@ -291,8 +296,7 @@ export class TcpDevice implements NodeLink {
     // main thread waiting here would not read for its own ranks): when a rank holds the
     // lock, queue the frame and try again on the next turn of the event loop.
     if (c.held.length > 0 || !d.tryLock(c.peer)) {
-      // Keep a copy of small payloads: the caller may reuse its buffer (a ring entry).
-      c.held.push({ header: h, payload: onSent || payload.byteLength > COPY_LIMIT ? payload : payload.slice(), onSent });
+      c.held.push(later(h, payload, onSent));
       // Ranks keep out meanwhile: a rank's earlier message may be among the held frames.
       d.setBusy(c.peer, true);
       if (c.held.length === 1) setImmediate(() => this.flushHeld(c, d));
