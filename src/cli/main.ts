@@ -9,6 +9,7 @@ import { ringCommand } from './commands/ring.js';
 import { daemonCommand } from './commands/daemon.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { fitCommand } from './commands/fit.js';
+import { machineCommand } from './commands/machine.js';
 import { modelCommand } from './commands/model.js';
 import { reproduceCommand } from './commands/reproduce.js';
 import { simCommand } from './commands/sim.js';
@@ -23,7 +24,7 @@ export function version(): string {
   return pkg.version;
 }
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, benchCommand, experimentCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, machineCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, benchCommand, experimentCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details; coll --version)', '', 'commands:'];

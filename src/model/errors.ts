@@ -19,7 +19,7 @@ export class UnknownModelError extends ArgumentError {
 export class UnknownMachineError extends ArgumentError {
   readonly machine: string;
   constructor(machine: string, known: readonly string[]) {
-    super(`unknown machine '${machine}'`, `known machines: ${known.join(', ')}, or a path to a machine JSON file (from 'coll fit')`);
+    super(`unknown machine '${machine}'`, `known machines: ${known.join(', ')}, or a path to a machine description file (docs/machines.md; 'coll fit' writes one)`);
     this.machine = machine;
   }
 }

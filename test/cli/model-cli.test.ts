@@ -52,7 +52,7 @@ describe('coll model', () => {
     const bad = join(dir, 'neg.json');
     writeFileSync(bad, machineToJson(DELTA).replace('"alpha": 0.000054', '"alpha": -0.000054'));
     expect(await main(['model', 'allreduce', '--machine', bad])).toBe(2);
-    expect(err.join('\n')).toMatch(/parameter 'intra.alpha' = -0.000054 is out of range; accepted: a finite number ≥ 0/);
+    expect(err.join('\n')).toMatch(/neg\.json: invalid machine description:\n\s+- links\.node\.alpha: -0\.000054 is out of range; allowed: ≥ 0 \(s\)/);
   });
 
   it('restriction violations are reported per algorithm with the requirement', async () => {

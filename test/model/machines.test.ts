@@ -60,7 +60,7 @@ describe('machine parameter sets', () => {
     expect(back).toEqual(ELAN3_NIC);
     expect(getMachine(path)).toEqual(ELAN3_NIC);
     expect(getMachine('delta')).toBe(DELTA);
-    expect(JSON.parse(machineToJson(DELTA)).format).toBe('collectives-machine/1');
+    expect(JSON.parse(machineToJson(DELTA))).toMatchObject({ schema: 'collectives/machine', version: 1, name: 'delta' });
   });
 
   it('malformed files and unknown names give typed errors', () => {

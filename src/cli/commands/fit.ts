@@ -3,8 +3,8 @@
  * this machine — reduce kernels per operator/datatype and memory copies in-process,
  * then ping-pong per link class, the seed 000 serial-reduction testjig and the
  * seed 004 NBL testjig as runtime jobs — with a progress display on stderr, print
- * the least-squares fits with their residuals, and write the machine parameter file
- * the models load with --machine.
+ * the least-squares fits with their residuals, and write the machine description
+ * (src/machine) that coll model, sim and tune load with --machine.
  */
 import { SCALAR_TYPE_NAMES } from '../../core/index.js';
 import { saveMachineFile } from '../../model/machines/load.js';
@@ -83,7 +83,7 @@ export const fitCommand: Command = {
     }
     const out = opt<string>(args, 'out') ?? 'machine.json';
     saveMachineFile(out, m);
-    console.log(`wrote ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s (use: coll model allreduce --machine ${out} ...; coll tune --machine ${out})`);
+    console.log(`wrote ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s, a machine description (use: coll model allreduce --machine ${out} ...; coll sim allreduce --machine ${out} --procs 8; coll tune --machine ${out})`);
     return 0;
   },
 };

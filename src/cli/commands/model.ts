@@ -5,7 +5,7 @@
  */
 import { ArgumentError } from '../../core/errors.js';
 import { isCollective } from '../../algorithms/registry.js';
-import { getMachine } from '../../model/machines/index.js';
+import { modelMachineFor } from '../../machine/resolve.js';
 import { MODELS, modelNames } from '../../model/models.js';
 import { predictAll, type AlgorithmPrediction, type NotApplicable } from '../../model/predict.js';
 import { tune } from '../../tune/tuner.js';
@@ -17,7 +17,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'procs', alias: 'n', type: 'number', description: 'number of ranks P (default 16)' },
   { name: 'ppn', type: 'number', description: 'ranks per node, block mapping (default 1)' },
   { name: 'bytes', alias: 'b', type: 'string', description: 'bytes per rank, e.g. 8, 4k, 1M (default 8)' },
-  { name: 'machine', alias: 'm', type: 'string', description: 'machine preset or machine JSON file (default bluewaters; see --list)' },
+  { name: 'machine', alias: 'm', type: 'string', description: 'machine preset or machine description file (default bluewaters; see --list)' },
   { name: 'model', type: 'string', description: `cost model (default dag): ${MODELS.map((m) => m.name).join(', ')}; nbl:standard|nominal|fitted|testjig` },
   { name: 'mesh', type: 'string', description: 'mesh shape WxH for mesh algorithms (default: most nearly square)' },
   { name: 'datatype', type: 'string', description: 'element datatype (default float64)' },
@@ -59,7 +59,7 @@ export const modelCommand: Command = {
     if (!isCollective(collective)) {
       throw new ArgumentError(`unknown collective '${collective}'`, 'use barrier, bcast, reduce, allreduce, allgather, reduce_scatter, gather, scatter or alltoall');
     }
-    const machine = getMachine(opt<string>(args, 'machine') ?? 'bluewaters');
+    const machine = modelMachineFor(opt<string>(args, 'machine') ?? 'bluewaters');
     const model = opt<string>(args, 'model') ?? 'dag';
     const scenario = {
       collective,

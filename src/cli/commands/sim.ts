@@ -10,7 +10,7 @@ import type { DatatypeName } from '../../core/datatypes.js';
 import { isCollective, listAlgorithms } from '../../algorithms/registry.js';
 import type { CollectiveKind } from '../../schedule/types.js';
 import { HW_ALGORITHMS } from '../../sim/hardware.js';
-import { loadMachine } from '../../sim/machine-file.js';
+import { simMachineFor } from '../../machine/resolve.js';
 import { parseNoise, parseSkew } from '../../sim/noise.js';
 import { PRESETS } from '../../sim/presets.js';
 import { simulate, type SimMode, type SimReport } from '../../sim/simulate.js';
@@ -22,14 +22,14 @@ import { formatTime } from './format.js';
 import { parseParams } from './schedule.js';
 
 const OPTIONS: OptionSpec[] = [
-  { name: 'machine', alias: 'm', type: 'string', description: `machine preset (${Object.keys(PRESETS).join(', ')}) or a JSON file` },
+  { name: 'machine', alias: 'm', type: 'string', description: `machine preset (${Object.keys(PRESETS).join(', ')}) or a machine description file` },
   { name: 'procs', alias: 'n', type: 'number', description: 'number of processes P' },
   { name: 'ppn', type: 'number', description: "processes per node (default: the machine's)" },
   { name: 'bytes', alias: 'b', type: 'string', description: 'bytes per rank, e.g. 8, 4k, 1M (default 8; 0 for barrier)' },
   { name: 'algorithm', alias: 'a', type: 'string', description: 'catalogue algorithm, or hw_multicast (bcast) / hw_barrier (barrier)' },
   { name: 'param', alias: 'p', type: 'string', repeat: true, description: 'algorithm parameter name=value (repeatable)' },
   { name: 'mode', type: 'string', description: 'host (default), offload (all steps on the NIC) or intermediate (interior ranks on the NIC)' },
-  { name: 'noise', type: 'string', description: 'OS noise: periodic:<period>/<detour>[+random:<gap>/<detour>[:exp|pareto]]' },
+  { name: 'noise', type: 'string', description: "OS noise: periodic:<period>/<detour>[+random:<gap>/<detour>[:exp|pareto]], a profile, or none (default: the machine file's noise)" },
   { name: 'noise-cosched', type: 'boolean', description: 'the same detours on every process (co-scheduled)' },
   { name: 'skew', type: 'string', description: 'arrival skew: uniform|exponential|normal|fixed:<time>' },
   { name: 'traffic', type: 'string', description: 'background traffic at full load: uniform or complement' },
@@ -126,7 +126,7 @@ export const simCommand: Command = {
     }
     const machineName = opt<string>(args, 'machine');
     if (!machineName) throw new ArgumentError('--machine is required', `presets: ${Object.keys(PRESETS).join(', ')}; or a JSON file`);
-    const machine = loadMachine(machineName);
+    const { machine, noise: machineNoise } = simMachineFor(machineName);
     const procs = opt<number>(args, 'procs');
     if (procs === undefined) throw new ArgumentError('--procs is required');
     const mode = (opt<string>(args, 'mode') ?? 'host') as SimMode;
@@ -143,7 +143,8 @@ export const simCommand: Command = {
       meshShape = { width: Number(m[1]), height: Number(m[2]) };
     }
     const bytesText = opt<string>(args, 'bytes');
-    const noise = opt<string>(args, 'noise');
+    const noiseOpt = opt<string>(args, 'noise') ?? machineNoise;
+    const noise = noiseOpt === 'none' ? undefined : noiseOpt;
     const skew = opt<string>(args, 'skew');
     const tb = opt<string>(args, 'traffic-bytes');
     const tw = opt<number>(args, 'traffic-window');

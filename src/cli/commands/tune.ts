@@ -7,7 +7,7 @@
  */
 import { ArgumentError } from '../../core/errors.js';
 import { isCollective } from '../../algorithms/registry.js';
-import { getMachine } from '../../model/machines/index.js';
+import { modelMachineFor } from '../../machine/resolve.js';
 import { parseModel } from '../../model/models.js';
 import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
 import { buildDecisionTable, defaultGrid, loadDecisionTable, lookupDecision, saveDecisionTable } from '../../tune/decision.js';
@@ -16,7 +16,7 @@ import type { Command } from '../command.js';
 import { formatParams, formatTime, parseIntList } from './format.js';
 
 const OPTIONS: OptionSpec[] = [
-  { name: 'machine', alias: 'm', type: 'string', description: 'machine preset or machine JSON file (required)' },
+  { name: 'machine', alias: 'm', type: 'string', description: 'machine preset or machine description file, e.g. from coll fit (required)' },
   { name: 'out', alias: 'o', type: 'string', description: 'write the decision table JSON here' },
   { name: 'model', type: 'string', description: 'cost model (default dag)' },
   { name: 'ppn', type: 'number', description: 'ranks per node (default 1)' },
@@ -56,7 +56,7 @@ export const tuneCommand: Command = {
       console.log(helpText(usage, OPTIONS));
       return 2;
     }
-    const machine = getMachine(mname);
+    const machine = modelMachineFor(mname);
     const model = opt<string>(args, 'model') ?? 'dag';
     parseModel(model);
     const list = (opt<string>(args, 'collectives') ?? 'barrier,bcast,reduce,allreduce,allgather').split(',');

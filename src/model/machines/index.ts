@@ -1,22 +1,21 @@
 /**
  * The named machine parameter sets, and `getMachine` which resolves a name or a
- * path to a machine JSON file (`coll fit --out`). File-backed presets (FILE_PRESETS:
+ * path to a machine JSON file (`coll fit --out`, any shape src/machine reads). File-backed presets (FILE_PRESETS:
  * `this-machine`, the committed `coll fit` run in ./data) load on first use.
  * Unknown names raise UnknownMachineError listing the presets.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UnknownMachineError } from '../errors.js';
-import { validateMachine, type Machine } from '../machine.js';
+import type { Machine } from '../machine.js';
 import { MYRINET_BARRIER, QUADRICS_BARRIER } from './barrier-nics.js';
 import { BLUE_WATERS } from './blue-waters.js';
 import { DELTA } from './delta.js';
 import { loadMachineFile } from './load.js';
+import { MACHINES } from './presets.js';
 import { ELAN3_HOST, ELAN3_NIC } from './quadrics-elan3.js';
 
-export const MACHINES: readonly Machine[] = Object.freeze(
-  [ELAN3_HOST, ELAN3_NIC, DELTA, BLUE_WATERS, MYRINET_BARRIER, QUADRICS_BARRIER].map(validateMachine),
-);
+export { MACHINES };
 
 /** Presets stored as `coll fit` machine files next to this module (name → file in ./data). */
 export const FILE_PRESETS: Readonly<Record<string, string>> = { 'this-machine': 'this-machine.json' };

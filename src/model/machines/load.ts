@@ -1,65 +1,31 @@
 /**
- * Machine JSON files: read and write the parameter file `coll fit` produces (or any
- * hand-written one). The format is the Machine interface of ../machine.ts serialised
- * as JSON, SI units, with a `format` tag; every value must have a `sources` entry.
+ * Machine files for the models: the machine description of src/machine (schema
+ * "collectives/machine", version 1; what `coll fit` writes), read into the models'
+ * Machine and written from one. The older `coll fit` shape ("format":
+ * "collectives-machine/1") and `coll sim`'s MachineSpec files are still read, with a
+ * warning that says how to convert them.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { MachineFormatError } from '../errors.js';
+import { fromModelMachine, toModelMachine } from '../../machine/convert.js';
+import { LEGACY_FIT_FORMAT, machineDescriptionToJson, readMachineFile, readMachineJson, writeMachineFile } from '../../machine/read.js';
 import { validateMachine, type Machine } from '../machine.js';
 
-export const MACHINE_FORMAT = 'collectives-machine/1';
+/** The older `coll fit` file tag, still read (with a warning). */
+export const MACHINE_FORMAT = LEGACY_FIT_FORMAT;
 
-const NUM_FIELDS = ['oSend', 'oRecv', 'gamma', 'copyPerByte'] as const;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Convert parsed JSON into a validated Machine (throws MachineFormatError / ParameterRangeError). */
+/** Parsed JSON (a description or an older shape) → a validated Machine. */
 export function machineFromJson(data: unknown, origin = 'machine JSON'): Machine {
-  if (!isRecord(data)) throw new MachineFormatError(`${origin}: expected a JSON object`);
-  if (data.format !== undefined && data.format !== MACHINE_FORMAT) {
-    throw new MachineFormatError(`${origin}: unsupported format '${String(data.format)}'`, `expected '${MACHINE_FORMAT}'`);
-  }
-  for (const k of ['name', 'description', 'source'] as const) {
-    if (typeof data[k] !== 'string') throw new MachineFormatError(`${origin}: field '${k}' must be a string`);
-  }
-  for (const k of ['intra', 'inter'] as const) {
-    const l = data[k];
-    if (!isRecord(l) || typeof l.alpha !== 'number' || typeof l.beta !== 'number') {
-      throw new MachineFormatError(`${origin}: field '${k}' must be { "alpha": seconds, "beta": seconds/byte }`);
-    }
-  }
-  for (const k of NUM_FIELDS) {
-    if (typeof data[k] !== 'number') throw new MachineFormatError(`${origin}: field '${k}' must be a number (SI units)`);
-  }
-  if (!isRecord(data.sources) || Object.values(data.sources).some((s) => typeof s !== 'string')) {
-    throw new MachineFormatError(`${origin}: field 'sources' must map value paths to strings`);
-  }
-  const { format: _f, ...rest } = data;
-  return validateMachine(rest as unknown as Machine);
+  return validateMachine(toModelMachine(readMachineJson(data, origin), origin));
 }
 
 export function loadMachineFile(path: string): Machine {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new MachineFormatError(`cannot read machine file '${path}': ${(e as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    throw new MachineFormatError(`machine file '${path}' is not valid JSON: ${(e as Error).message}`);
-  }
-  return machineFromJson(data, `machine file '${path}'`);
+  return validateMachine(toModelMachine(readMachineFile(path), path));
 }
 
+/** The machine as a machine description (JSON text). */
 export function machineToJson(m: Machine): string {
-  return `${JSON.stringify({ format: MACHINE_FORMAT, ...validateMachine(m) }, null, 2)}\n`;
+  return machineDescriptionToJson(fromModelMachine(validateMachine(m)));
 }
 
 export function saveMachineFile(path: string, m: Machine): void {
-  writeFileSync(path, machineToJson(m));
+  writeMachineFile(path, fromModelMachine(validateMachine(m)));
 }
