@@ -41,17 +41,52 @@ const PREFERENCES: Record<CollectiveKind, { small: readonly string[]; large: rea
 };
 
 /**
- * Node-aware first for latency-bound calls on communicators that span several nodes
- * with several ranks on some node: the ranks of a node combine through shared memory and
- * only one message per node pair crosses the network. Measured (2 node processes × 2
- * ranks over TCP, OSU timing): allreduce 8 B smp 155 µs, nap 243 µs, recursive doubling
- * 736–887 µs; barrier smp 278 µs, dissemination 554–765 µs; allgather 8 B smp 350–359 µs,
- * recursive doubling 432–856 µs.
+ * Node-aware first on communicators that span several nodes with several ranks on
+ * some node: the ranks of a node combine through shared memory and only one message
+ * per node pair crosses the network. Measured (2 node processes × 2 ranks over TCP,
+ * `coll bench <c> -n 4 --nodes 2 --all-algorithms`, 2026-11-25, medians of 2 runs):
+ * - small (≤ 16 KiB): allreduce 8 B smp 103 µs, nap 135 µs, recursive doubling
+ *   534–659 µs; barrier smp 278 µs, dissemination 554–765 µs; allgather 8 B smp 93 µs,
+ *   recursive doubling 523–636 µs; reduce_scatter 8 B reduce-then-scatter 67 µs,
+ *   recursive halving 344 µs;
+ * - large: allreduce 64 KiB smp 189 µs, Rabenseifner 638 µs, 1 MiB 2.5 against
+ *   2.6–4.5 ms (smp's leaders run recursive doubling, lg N·n bytes each: as good as
+ *   Rabenseifner's 2n only up to 4 nodes); allgather 64 KiB smp 246 µs, ring 892 µs,
+ *   1 MiB 3.8 against 3.9 ms, but 4 MiB ring 14.3 against smp 20.6 ms (the leader
+ *   forwards the whole result inside its node); reduce_scatter 64 KiB–1 MiB
+ *   reduce-then-scatter 0.35–5.0 ms, pairwise 0.54–8.3 ms (the reduce runs inside
+ *   the nodes first; its root carries P·n, so only for few ranks).
  */
-const NODE_AWARE_SMALL: Partial<Record<CollectiveKind, readonly string[]>> = {
-  allreduce: ['smp', 'nap'],
-  barrier: ['smp'],
-  allgather: ['smp'],
+function nodeAwarePreferences(q: SelectionQuery, small: boolean): readonly string[] {
+  const t = q.topology;
+  if (!t || t.nodeCount <= 1 || t.maxPpn <= 1) return [];
+  switch (q.collective) {
+    case 'allreduce':
+      return small ? ['smp', 'nap'] : t.nodeCount <= 4 ? ['smp'] : [];
+    case 'barrier':
+      return ['smp'];
+    case 'allgather':
+      return small || q.bytes <= 1 << 20 ? ['smp'] : [];
+    case 'reduce_scatter':
+      return q.size < FEW_RANKS && q.bytes <= 1 << 20 ? ['reduce_then_scatter'] : [];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Fewer ranks than this: a broadcast or reduction of a large vector goes down one
+ * binomial tree whole instead of being split (scatter + allgather, Rabenseifner).
+ * MPICH draws the same line for broadcast (MPIR_CVAR_BCAST_MIN_PROCS = 8). Measured
+ * across 2 node processes (2 and 4 ranks, 64 KiB – 4 MiB): binomial bcast 29–421 µs
+ * at 2 ranks and 86–563 µs at 4 against scatter-allgather 161–942 and 367–1373 µs;
+ * binomial reduce 40–635 µs and 119–627 µs against Rabenseifner 115–807 and
+ * 292–1677 µs (splitting pays for more messages than a 2-level tree has).
+ */
+const FEW_RANKS = 8;
+const FEW_RANKS_LARGE: Partial<Record<CollectiveKind, readonly string[]>> = {
+  bcast: ['binomial'],
+  reduce: ['binomial'],
 };
 
 /**
@@ -145,8 +180,8 @@ export function selectAlgorithm(q: SelectionQuery): Choice {
   }
   const prefs = PREFERENCES[q.collective];
   const small = q.bytes <= SMALL_BYTES;
-  const spread = (q.topology?.nodeCount ?? 1) > 1 && (q.topology?.maxPpn ?? 1) > 1;
-  const names = [...(small && spread ? (NODE_AWARE_SMALL[q.collective] ?? []) : []), ...(small || prefs.large.length === 0 ? prefs.small : prefs.large)];
+  const few = !small && q.size < FEW_RANKS ? (FEW_RANKS_LARGE[q.collective] ?? []) : [];
+  const names = [...nodeAwarePreferences(q, small), ...few, ...(small || prefs.large.length === 0 ? prefs.small : prefs.large)];
   for (const name of names) {
     const spec = tryName(q.collective, name);
     if (spec && applicable(spec, base)) return { spec, params: {}, reason: 'rules' };

@@ -34,14 +34,31 @@ describe('selectAlgorithm', () => {
     expect(selectAlgorithm(q(nodeTopology(4, 2), 8)).spec.name).toBe('smp');
     expect(selectAlgorithm(q(nodeTopology(12, 3), 1024)).spec.name).toBe('smp');
     expect(selectAlgorithm(q(flatTopology(4), 8)).spec.name).toBe('recursive_doubling');
-    expect(selectAlgorithm(q(nodeTopology(4, 4), 8)).spec.name).toBe('recursive_doubling'); // one rank per node
-    expect(selectAlgorithm(q(nodeTopology(4, 2), 1 << 20)).spec.name).toBe('rabenseifner'); // bandwidth-bound: the size rules
+    expect(selectAlgorithm(q(nodeTopology(4, 1), 8)).spec.name).toBe('recursive_doubling'); // one rank per node
+    expect(selectAlgorithm(q(nodeTopology(4, 2), 1 << 20)).spec.name).toBe('smp'); // 2 nodes: the leaders' recursive doubling moves n bytes
+    expect(selectAlgorithm(q(nodeTopology(16, 2), 1 << 20)).spec.name).toBe('rabenseifner'); // 8 nodes: lg N·n bytes, the size rules
+    expect(selectAlgorithm(q(nodeTopology(4, 1), 1 << 20)).spec.name).toBe('rabenseifner'); // one rank per node
     const barrier = (topology: ReturnType<typeof flatTopology>) => selectAlgorithm({ collective: 'barrier', size: topology.size, count: 0, root: 0, commutative: true, elementSize: 1, topology, datatype: 'uint8', op: 'sum', bytes: 0 }).spec.name;
     expect(barrier(nodeTopology(6, 2))).toBe('smp');
     expect(barrier(nodeTopology(4, 4))).toBe('dissemination');
     const allgather = (topology: ReturnType<typeof flatTopology>) => selectAlgorithm({ collective: 'allgather', size: topology.size, count: 1, root: 0, commutative: true, elementSize: 8, topology, datatype: 'float64', op: 'sum', bytes: 8 }).spec.name;
     expect(allgather(nodeTopology(6, 2))).toBe('smp');
     expect(allgather(nodeTopology(5, 2))).not.toBe('smp'); // nodes of 2, 2 and 1 ranks: not applicable
+  });
+
+  it('sends a large broadcast or reduction down one binomial tree on fewer than 8 ranks, splits it on more; reduce_scatter reduces inside the nodes first on few ranks', () => {
+    const pick = (collective: 'bcast' | 'reduce' | 'reduce_scatter' | 'allgather', topology: ReturnType<typeof flatTopology>, bytes: number) =>
+      selectAlgorithm({ collective, size: topology.size, count: bytes / 8, root: 0, commutative: true, elementSize: 8, topology, datatype: 'float64', op: 'sum', bytes }).spec.name;
+    expect(pick('bcast', nodeTopology(4, 2), 1 << 20)).toBe('binomial');
+    expect(pick('bcast', flatTopology(7), 1 << 20)).toBe('binomial');
+    expect(pick('bcast', flatTopology(8), 1 << 20)).toBe('scatter_allgather');
+    expect(pick('reduce', nodeTopology(2, 1), 1 << 16)).toBe('binomial');
+    expect(pick('reduce', flatTopology(16), 1 << 20)).toBe('rabenseifner');
+    expect(pick('reduce_scatter', nodeTopology(4, 2), 8)).toBe('reduce_then_scatter');
+    expect(pick('reduce_scatter', nodeTopology(4, 2), 4 << 20)).not.toBe('reduce_then_scatter');
+    expect(pick('reduce_scatter', nodeTopology(16, 8), 8)).not.toBe('reduce_then_scatter');
+    expect(pick('allgather', nodeTopology(4, 2), 1 << 20)).toBe('smp');
+    expect(pick('allgather', nodeTopology(4, 2), 4 << 20)).toBe('ring');
   });
 
   it('uses a decision table when it applies, else falls back to the rules', () => {

@@ -26,7 +26,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'ring', type: 'boolean', description: 'start the nodes through the daemon ring of coll ring up (its hosts and slots; every host starts in parallel)' },
   { name: 'ring-file', type: 'string', description: 'the ring to use (default COLL_RING_FILE or ~/.coll-ring.json); implies --ring' },
   { name: 'startup', type: 'string', description: "how node processes exchange endpoints: original | reassembly | bootstrap (seed 003 ch. 2; default reassembly, or COLL_STARTUP; counters in --report)" },
-  { name: 'connections', type: 'string', description: 'when pairs of nodes get a TCP connection: on-demand (default) | static | partial (seed 003 ch. 3; or COLL_CONNECTIONS); before it, datagrams' },
+  { name: 'connections', type: 'string', description: 'when pairs of nodes get a TCP connection: partial (default: the ±2^i peers at start, the rest on demand) | on-demand | static (seed 003 ch. 3; or COLL_CONNECTIONS); before it, datagrams' },
   { name: 'connection-threshold', type: 'number', description: 'on-demand and partial: connect a pair after more than this many messages (default 16, or COLL_CONNECTION_THRESHOLD)' },
   { name: 'connection-bytes', type: 'number', description: 'on-demand and partial: connect a pair after more than this many bytes too (default 65536, or COLL_CONNECTION_BYTES)' },
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
