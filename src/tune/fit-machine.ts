@@ -9,7 +9,10 @@
  * jobs): ping-pong per link class (thread↔thread in a node → intra α, β;
  * process↔process over TCP → inter α, β), the seed 000 serial-reduction testjig
  * (r, c per series, C + L; L = intra α) and the seed 004 NBL testjig (f(L), between
- * nodes into the machine, within a node reported). Each hook returns measured
+ * nodes into the machine, within a node reported) and the LogGP jig (o_s, o_r and
+ * the gap g(b) between node processes and within a node: host.oSend/oRecv and the
+ * `loggp` section come from the inter-node run, the link α's become the one-way
+ * latency less both overheads, which the models charge on the CPUs). Each hook returns measured
  * seconds; `runFit` fits them by least squares (fit.ts) and records every value's
  * source as "measured on <host> <date> by coll fit". Without a hook, or when a fit
  * is below the noise, the value is written as a marked assumption or left out, and
@@ -20,6 +23,7 @@ import { BUILTIN_OP_NAMES, SCALAR_TYPE_NAMES } from '../core/index.js';
 import type { Machine } from '../model/machine.js';
 import { fitPingPong, fitReduceThroughput, fitSerialReduction, fitTestjig, type PingPongFit, type ReduceFit, type Sample, type SerialPoint, type SerialReductionFit, type TestjigFit, type TestjigPoint } from './fit.js';
 import { fitPlan, NOP_SERIES, type FitPlan } from './fit-plan.js';
+import type { LinearFit } from './lsq.js';
 import { measureCopy, measureReduce, supportedPairs, type TimingOptions } from './measure.js';
 
 /**
@@ -45,6 +49,29 @@ export interface FitHooks {
   nblTestjig?: (L: number, S: number) => Promise<number>;
   /** The same within one node (threads); reported, not written into the machine. */
   nblTestjigIntra?: (L: number, S: number) => Promise<number>;
+  /** LogGP jig between two node processes over TCP, for a message of `bytes`. */
+  logGPInter?: (bytes: number) => Promise<LogGPSample>;
+  /** The same between two threads of one node (used when there is no inter-node hook; else reported). */
+  logGPIntra?: (bytes: number) => Promise<LogGPSample>;
+}
+
+/** One size of the LogGP jig: seconds per message of a burst, in send, in recv of an arrived message. */
+export interface LogGPSample {
+  readonly gap: number;
+  readonly oSend: number;
+  readonly oRecv: number;
+}
+
+/** The LogGP fit of one link class. */
+export interface LogGPFit {
+  readonly samples: readonly (LogGPSample & { readonly bytes: number })[];
+  /** Medians over the sizes ≤ 1 KiB (per-message overheads). */
+  readonly oSend: number;
+  readonly oRecv: number;
+  /** g(b) = g + G·b by relative least squares. */
+  readonly g: number;
+  readonly G: number;
+  readonly fit: LinearFit;
 }
 
 export interface FitOptions {
@@ -73,6 +100,9 @@ export interface FitReport {
   /** NBL testjig between node processes (goes into the machine) and within a node (reported). */
   readonly testjig?: { readonly fit: TestjigFit; readonly points: readonly TestjigPoint[] };
   readonly testjigIntra?: { readonly fit: TestjigFit; readonly points: readonly TestjigPoint[] };
+  /** LogGP between node processes (written) and within a node (reported, or written without the former). */
+  readonly loggp?: LogGPFit;
+  readonly loggpIntra?: LogGPFit;
   /** What could not be measured and why. */
   readonly missing: readonly string[];
 }
@@ -86,7 +116,7 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
   const pairs = supportedPairs(ops, dtypes);
   const hooks = o.hooks ?? {};
   const plan = o.plan ?? fitPlan(false);
-  const total = pairs.length + 1 + [hooks.pingPongIntra, hooks.pingPongInter, hooks.serialReduction, hooks.nblTestjig, hooks.nblTestjigIntra].filter(Boolean).length;
+  const total = pairs.length + 1 + [hooks.pingPongIntra, hooks.pingPongInter, hooks.logGPInter, hooks.logGPIntra, hooks.serialReduction, hooks.nblTestjig, hooks.nblTestjigIntra].filter(Boolean).length;
   let step = 0;
   const tick = (what: string): void => o.progress?.(++step, total, what);
   const when = new Date().toISOString();
@@ -145,6 +175,62 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
     missing.push('inter-node α, β: no runtime ping-pong hook (processes over TCP) yet');
     sources['inter.alpha'] = 'assumed: 30 µs TCP loopback; not measured (runtime ping-pong hook missing)';
     sources['inter.beta'] = 'assumed: 1 GB/s TCP loopback; not measured (runtime ping-pong hook missing)';
+  }
+
+  // LogGP: per-message CPU overheads and the gap (o_s, o_r, g(b) = g + G·b).
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const logGP = async (h: (b: number) => Promise<LogGPSample>): Promise<LogGPFit> => {
+    const samples: (LogGPSample & { bytes: number })[] = [];
+    for (const b of plan.loggpSizes) samples.push({ bytes: b, ...(await h(b)) });
+    const small = samples.filter((s) => s.bytes <= 1024);
+    const use = small.length > 0 ? small : samples.slice(0, 1);
+    const gaps = samples.map((s) => ({ x: s.bytes, seconds: s.gap }));
+    const f = fitPingPong(gaps, { relative: true });
+    const big = gaps.filter((s) => s.x > 0);
+    const G = big.length > 0 ? perUnit(f.beta, big).value : Math.max(0, f.beta);
+    return { samples, oSend: median(use.map((s) => s.oSend)), oRecv: median(use.map((s) => s.oRecv)), g: Math.max(0, f.alpha), G, fit: f.fit };
+  };
+  const us = (s: number): string => `${(s * 1e6).toFixed(2)} µs`;
+  let loggpInter: LogGPFit | undefined;
+  let loggpIntra: LogGPFit | undefined;
+  if (hooks.logGPInter) {
+    loggpInter = await logGP(hooks.logGPInter);
+    tick(`LogGP inter: o_s ${us(loggpInter.oSend)}, o_r ${us(loggpInter.oRecv)}, g ${us(loggpInter.g)}`);
+  }
+  if (hooks.logGPIntra) {
+    loggpIntra = await logGP(hooks.logGPIntra);
+    tick(`LogGP intra: o_s ${us(loggpIntra.oSend)}, o_r ${us(loggpIntra.oRecv)}, g ${us(loggpIntra.g)}`);
+  }
+  const lg = loggpInter ?? loggpIntra;
+  const lgWhere = loggpInter ? 'between node processes over TCP (2 nodes)' : 'between threads of one node';
+  const lgWhat = `LogGP jig ${lgWhere}, ${plan.loggpSizes.length} sizes ${plan.loggpSizes[0]} B … ${plan.loggpSizes[plan.loggpSizes.length - 1]} B, medians of ${plan.loggpReps}`;
+  let oSend = 0;
+  let oRecv = 0;
+  let loggp: Machine['loggp'];
+  if (lg) {
+    oSend = lg.oSend;
+    oRecv = lg.oRecv;
+    sources.oSend = `${M}: ${lgWhat}; median time in send of one message ≤ 1 KiB (the peer acknowledges each)`;
+    sources.oRecv = `${M}: ${lgWhat}; median time in recv of a message that has already arrived, ≤ 1 KiB`;
+    // The models charge o_s and o_r on the CPUs: a link's α is the one-way time less both.
+    const o2 = oSend + oRecv;
+    const lat = loggpInter ? inter : intra;
+    const L = lat ? Math.max(0, lat.alpha - o2) : undefined;
+    loggp = { L: L ?? 0, o: o2 / 2, g: lg.g, G: lg.G };
+    sources.loggp = `${M}: ${lgWhat}; o = (o_s + o_r)/2, g and G the intercept and slope of the gap per message of bursts (relative least squares, rms residual ${lg.fit.rms.toExponential(2)} s), L = ping-pong α − o_s − o_r${lat ? '' : ' (no ping-pong: L written as 0)'}`;
+    for (const [c, pp] of [['intra', intra], ['inter', inter]] as const) {
+      if (!pp) continue;
+      const a = pp.alpha - o2;
+      sources[`${c}.alpha`] = `${M}: ping-pong α ${us(pp.alpha)} less o_s + o_r ${us(o2)} (${lgWhere}; the models charge them on the CPUs)${a < 0 ? `; came out ${us(a)}: this class's overheads are smaller than the measured o (one o per machine), clamped to 0` : ''}`;
+    }
+    if (loggpInter && loggpIntra) {
+      sources.loggpIntra = `${M}: LogGP jig between threads of one node: o_s ${us(loggpIntra.oSend)}, o_r ${us(loggpIntra.oRecv)}, g ${us(loggpIntra.g)}, G ${(loggpIntra.G * 1e9).toFixed(3)} ns/B (reported only; the machine has one o, taken between nodes)`;
+    }
+  } else {
+    missing.push('LogGP o, g, G: no runtime LogGP hook (o_s = o_r = 0 assumed, inside α)');
   }
   let serial: SerialReductionFit | undefined;
   let serialSamples: Record<string, SerialPoint[]> | undefined;
@@ -207,24 +293,26 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
 
   const gamma = gammaBy['sum/float64'] ?? Object.values(gammaBy)[0] ?? 0;
   sources.gamma = `${M}: γ of sum/float64 (default for pairs not measured)`;
-  sources.oSend = 'assumed: 0 (per-message host overhead is inside α until the runtime hooks measure it)';
-  sources.oRecv = 'assumed: 0 (per-message host overhead is inside α until the runtime hooks measure it)';
+  sources.oSend ??= 'assumed: 0 (per-message host overhead is inside α; not measured: no LogGP hook)';
+  sources.oRecv ??= 'assumed: 0 (per-message host overhead is inside α; not measured: no LogGP hook)';
+  const less = (a: number): number => Math.max(0, a - oSend - oRecv);
   const machine: Machine = {
     name: o.name ?? 'local',
     description: `this machine: ${hostname()}, ${cpus().length}× ${cpus()[0]?.model ?? 'unknown CPU'}`,
     source: M,
     sources,
-    intra: intra ? { alpha: Math.max(0, intra.alpha), beta: Math.max(0, intra.beta) } : { alpha: 5e-6, beta: copyPerByte },
-    inter: inter ? { alpha: Math.max(0, inter.alpha), beta: Math.max(0, inter.beta) } : { alpha: 30e-6, beta: 1e-9 },
-    oSend: 0,
-    oRecv: 0,
+    intra: intra ? { alpha: less(intra.alpha), beta: Math.max(0, intra.beta) } : { alpha: 5e-6, beta: copyPerByte },
+    inter: inter ? { alpha: less(inter.alpha), beta: Math.max(0, inter.beta) } : { alpha: 30e-6, beta: 1e-9 },
+    oSend,
+    oRecv,
     gamma,
     gammaBy,
     reduceTable: { counts: [...counts], rows },
     copyPerByte,
     ...(lrc ? { lrc } : {}),
     ...(nbl ? { nbl } : {}),
+    ...(loggp ? { loggp } : {}),
     ppn: cpus().length,
   };
-  return { machine, reduce, copy, intra, inter, serial, serialSamples, testjig, testjigIntra, missing };
+  return { machine, reduce, copy, intra, inter, serial, serialSamples, testjig, testjigIntra, loggp: loggpInter ?? loggpIntra, loggpIntra: loggpInter ? loggpIntra : undefined, missing };
 }

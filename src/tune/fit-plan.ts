@@ -22,6 +22,10 @@ export interface FitPlan {
   readonly nblSizes: readonly number[];
   readonly nblReps: number;
   readonly nblBatch: number;
+  /** LogGP jig: message sizes, samples per median, messages per burst (gap). */
+  readonly loggpSizes: readonly number[];
+  readonly loggpReps: number;
+  readonly loggpBurst: number;
 }
 
 /** The NOP series of the serial-reduction testjig (c = 0). */
@@ -49,6 +53,9 @@ export function fitPlan(quick: boolean, cores = cpus().length): FitPlan {
         nblSizes: [60, 120, 300, 600],
         nblReps: 7,
         nblBatch: 10,
+        loggpSizes: [0, 64, 1024, 16384, 262144, 1 << 20],
+        loggpReps: 30,
+        loggpBurst: 32,
       }
     : {
         pingSizes: [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20],
@@ -61,5 +68,8 @@ export function fitPlan(quick: boolean, cores = cpus().length): FitPlan {
         nblSizes: [60, 120, 300, 600],
         nblReps: 21,
         nblBatch: 20,
+        loggpSizes: [0, 8, 64, 1024, 16384, 262144, 1 << 20],
+        loggpReps: 100,
+        loggpBurst: 64,
       };
 }

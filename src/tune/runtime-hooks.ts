@@ -6,9 +6,10 @@
  * - pingPongIntra: 2 ranks on 1 node (threads, shared memory);
  * - pingPongInter: 2 ranks on 2 nodes (processes, TCP over loopback);
  * - serialReduction: max(P) ranks on 1 node, sub-communicators of P ranks;
- * - nblTestjig / nblTestjigIntra: 4 ranks on 4 nodes / on 1 node.
+ * - nblTestjig / nblTestjigIntra: 4 ranks on 4 nodes / on 1 node;
+ * - logGPInter / logGPIntra: the LogGP jig, 2 ranks on 2 nodes / on 1 node.
  */
-import type { FitHooks } from './fit-machine.js';
+import type { FitHooks, LogGPSample } from './fit-machine.js';
 import type { FitPlan } from './fit-plan.js';
 import { JigError } from './jigs/protocol.js';
 import { runJig } from './jigs/run.js';
@@ -56,6 +57,19 @@ export function runtimeHooks(plan: FitPlan, o: RuntimeHookOptions = {}): FitHook
     });
   const nblInter = nbl(4, 'between nodes (4 processes)');
   const nblIntra = nbl(1, 'within a node (4 threads)');
+  const loggp = (nodes: number, label: string) =>
+    once(async () => {
+      o.onJob?.(`LogGP ${label}: o_s, o_r, g at ${plan.loggpSizes.length} sizes`);
+      const recs = await runJig('loggp', { ranks: 2, nodes, timeoutMs, config: { sizes: plan.loggpSizes, reps: plan.loggpReps, burst: plan.loggpBurst } });
+      return new Map(recs.map((r) => [r.bytes, { gap: r.seconds, oSend: r.oSend, oRecv: r.oRecv }]));
+    });
+  const loggpInter = loggp(2, 'process↔process over TCP (2 nodes)');
+  const loggpIntra = loggp(1, 'thread↔thread (1 node)');
+  const loggpAt = async (m: Promise<Map<number, LogGPSample>>, bytes: number): Promise<LogGPSample> => {
+    const v = (await m).get(bytes);
+    if (!v) throw new JigError(`the LogGP jig printed no record for ${bytes} B`, 'the job ended normally but skipped a point of the plan');
+    return v;
+  };
   const single = async (bytes: number, nodes: number): Promise<number> => {
     const recs = await runJig('pingpong', { ranks: 2, nodes, timeoutMs, config: { sizes: [bytes], batches: plan.pingBatches, seconds: plan.pingSeconds } });
     return recs[0].seconds;
@@ -66,5 +80,7 @@ export function runtimeHooks(plan: FitPlan, o: RuntimeHookOptions = {}): FitHook
     serialReduction: async (P, op, dtype, count) => pick(await serial(), `${P}:${op}/${dtype}/${count}`, 'serial-reduction'),
     nblTestjig: async (L, S) => pick(await nblInter(), `${L}:${S}`, 'NBL'),
     nblTestjigIntra: async (L, S) => pick(await nblIntra(), `${L}:${S}`, 'NBL'),
+    logGPInter: (bytes) => loggpAt(loggpInter(), bytes),
+    logGPIntra: (bytes) => loggpAt(loggpIntra(), bytes),
   };
 }

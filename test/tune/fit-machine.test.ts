@@ -33,7 +33,9 @@ describe('coll fit machinery', () => {
     const r = await runFit({ ...quick, progress: (i, n, what) => steps.push(`${i}/${n} ${what}`) });
     expect(steps).toHaveLength(4);
     expect(steps[3]).toMatch(/^4\/4 copy: /);
-    expect(r.missing).toHaveLength(4);
+    expect(r.missing).toHaveLength(5);
+    expect(r.machine.oSend).toBe(0);
+    expect(sourceOf(r.machine, 'oSend')).toMatch(/^assumed: 0 .*no LogGP hook/);
     expect(sourceOf(r.machine, 'inter.alpha')).toMatch(/^assumed: .*hook missing/);
     expect(sourceOf(r.machine, 'gammaBy.sum/float64')).toMatch(/^measured on .* by coll fit/);
     expect(r.machine.gammaBy?.['sum/float64']).toBeGreaterThan(0);
@@ -54,7 +56,7 @@ describe('coll fit machinery', () => {
         nblTestjig: async (L, S) => L * 20e-6 + (L === 1 ? 1 : L === 2 ? 1.5 : L === 4 ? 3 : 4.5) * 1e-8 * S,
       },
     });
-    expect(r.missing).toHaveLength(0);
+    expect(r.missing).toEqual([expect.stringMatching(/^LogGP o, g, G: no runtime LogGP hook/)]);
     expect(r.machine.intra.alpha).toBeCloseTo(3e-6, 12);
     expect(r.machine.inter.beta).toBeCloseTo(1e-9, 15);
     expect(r.machine.lrc?.r).toBeCloseTo(2e-6, 12);
@@ -63,6 +65,35 @@ describe('coll fit machinery', () => {
     const f = r.machine.nbl?.f;
     expect(typeof f === 'object' ? f.table[4] : NaN).toBeCloseTo(3, 9);
     expect(() => validateMachine(r.machine)).not.toThrow();
+  });
+
+  it('with a LogGP hook: o_s, o_r measured, g and G fitted, link α = one-way time less both overheads', async () => {
+    const steps: string[] = [];
+    const r = await runFit({
+      ...quick,
+      progress: (i, n, what) => steps.push(`${i}/${n} ${what}`),
+      hooks: {
+        pingPongIntra: async (b) => 3e-6 + b * 2e-10,
+        pingPongInter: async (b) => 20e-6 + b * 1e-9,
+        // o_s grows with the copy of large messages; the overhead is taken from sizes ≤ 1 KiB.
+        logGPInter: async (b) => ({ gap: 8e-6 + b * 2e-9, oSend: 4e-6 + (b > 1024 ? b * 1e-9 : 0), oRecv: 6e-6 }),
+        logGPIntra: async () => ({ gap: 1e-6, oSend: 0.5e-6, oRecv: 0.7e-6 }),
+      },
+    });
+    expect(steps.some((s) => /LogGP inter: o_s 4\.00 µs, o_r 6\.00 µs, g 8\.00 µs/.test(s))).toBe(true);
+    expect(r.machine.oSend).toBeCloseTo(4e-6, 12);
+    expect(r.machine.oRecv).toBeCloseTo(6e-6, 12);
+    expect(r.machine.inter.alpha).toBeCloseTo(10e-6, 12);
+    expect(r.machine.intra.alpha).toBe(0); // 3 µs − 10 µs: clamped, and the source says so
+    expect(sourceOf(r.machine, 'intra.alpha')).toMatch(/clamped to 0/);
+    expect(r.machine.loggp?.L).toBeCloseTo(10e-6, 12);
+    expect(r.machine.loggp?.o).toBeCloseTo(5e-6, 12);
+    expect(r.machine.loggp?.g).toBeCloseTo(8e-6, 10);
+    expect(r.machine.loggp?.G).toBeCloseTo(2e-9, 14);
+    expect(sourceOf(r.machine, 'oSend')).toMatch(/^measured on .*LogGP jig between node processes/);
+    expect(sourceOf(r.machine, 'loggpIntra')).toMatch(/o_s 0\.50 µs/);
+    expect(r.missing.some((m) => /LogGP/.test(m))).toBe(false);
+    expect(machineFromJson(JSON.parse(machineToJson(r.machine)))).toEqual(r.machine);
   });
 
   it('the committed this-machine preset (a coll fit run) loads with measured link values', () => {

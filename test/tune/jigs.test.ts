@@ -89,6 +89,17 @@ describe('jigs on the runtime (structure and sanity, not timing)', () => {
     for (const r of [...serial, ...nbl]) expect(r.seconds).toBeGreaterThan(0);
   }, 30_000);
 
+  it('LogGP jig over TCP: a record per size with the time in send, in recv and the gap', async () => {
+    const recs = await runJig('loggp', { ranks: 2, nodes: 2, timeoutMs: 60_000, config: { sizes: [0, 4096], reps: 5, burst: 4 } });
+    expect(recs.map((r) => r.bytes)).toEqual([0, 4096]);
+    for (const r of recs) {
+      expect(r.oSend).toBeGreaterThan(0);
+      expect(r.oRecv).toBeGreaterThan(0);
+      expect(r.seconds).toBeGreaterThan(0);
+      expect(r.rtt).toBeGreaterThan(0);
+    }
+  }, 30_000);
+
   it('a failing job is a JigError with the rank’s reason', async () => {
     await expect(runJig('pingpong', { ranks: 3, nodes: 1, timeoutMs: 60_000, config: { sizes: [0], batches: 1, seconds: 0.01 } })).rejects.toThrow(/pingpong jig failed .*needs exactly 2 ranks/);
   }, 30_000);

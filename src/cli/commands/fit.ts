@@ -1,7 +1,7 @@
 /**
  * `coll fit [--out machine.json] [--name N] [--quick] [--kernels-only]`: measure
  * this machine — reduce kernels per operator/datatype and memory copies in-process,
- * then ping-pong per link class, the seed 000 serial-reduction testjig and the
+ * then ping-pong and LogGP (o_s, o_r, g, G) per link class, the seed 000 serial-reduction testjig and the
  * seed 004 NBL testjig as runtime jobs — with a progress display on stderr, print
  * the least-squares fits with their residuals, and write the machine description
  * (src/machine) that coll model, sim and tune load with --machine.
@@ -64,6 +64,12 @@ export const fitCommand: Command = {
       console.log(`  ${label}: α ${us(pp.alpha)}, β ${(pp.beta * 1e9).toFixed(4)} ns/B (${(1 / pp.beta / 1e9).toFixed(2)} GB/s); ${resid(pp.fit)}`);
       console.log(`    one-way: ${pp.samples.map((s, i) => `${s.x} B ${us(s.seconds)} (${pp.fit.residuals[i] >= 0 ? '+' : ''}${us(pp.fit.residuals[i])})`).join(', ')}`);
     }
+    for (const [label, lg] of [['LogGP (written: host.oSend/oRecv, loggp)', report.loggp], ['LogGP within a node (reported)', report.loggpIntra]] as const) {
+      if (!lg) continue;
+      console.log(`  ${label}: o_s ${us(lg.oSend)}, o_r ${us(lg.oRecv)}, g ${us(lg.g)}, G ${(lg.G * 1e9).toFixed(4)} ns/B; gap ${resid(lg.fit)}`);
+      console.log(`    per size (gap, o_s, o_r): ${lg.samples.map((s) => `${s.bytes} B ${us(s.gap)} ${us(s.oSend)} ${us(s.oRecv)}`).join('; ')}`);
+    }
+    if (m.loggp) console.log(`  link α less o_s + o_r: intra ${us(m.intra.alpha)}, inter ${us(m.inter.alpha)}; LogGP L ${us(m.loggp.L)}`);
     if (report.serial) {
       const s = report.serial;
       console.log(`  serial reduction ([Moody-2003] §3.2.1): r ${us(s.r)}${m.lrc ? `, L ${us(m.lrc.L)}, C ${us(m.lrc.C)}` : ''}`);

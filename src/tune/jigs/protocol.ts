@@ -9,7 +9,9 @@
  * - `serial`: seconds of one serial reduction at the root (seed 000 §3.2.1) for P
  *   ranks and the series `op/dtype/count` ("noop/float64/1" for the NOP series);
  * - `nbl`: seconds of one exchange step of the NBL testjig (seed 004 Table 1) with
- *   L active links and blocks of S doubles.
+ *   L active links and blocks of S doubles;
+ * - `loggp`: the gap g(b) per message of a burst (seconds), the time in send (oSend)
+ *   and in recv of an arrived message (oRecv), and the round trip (rtt), for `bytes`.
  * Every record also carries `reps` (samples behind the median) and `spread`
  * ((p90 − p10) / median, a noise indicator).
  */
@@ -43,7 +45,21 @@ export interface NblRecord {
   readonly spread: number;
 }
 
-export type JigRecord = PingPongRecord | SerialRecord | NblRecord;
+/** LogGP between two ranks: seconds = the gap g(b) per message of a burst. */
+export interface LogGPRecord {
+  readonly jig: 'loggp';
+  readonly bytes: number;
+  readonly seconds: number;
+  /** Median seconds in send (o_s) and in recv of an arrived message (o_r). */
+  readonly oSend: number;
+  readonly oRecv: number;
+  /** Median round trip of a b-byte message and an empty acknowledgement. */
+  readonly rtt: number;
+  readonly reps: number;
+  readonly spread: number;
+}
+
+export type JigRecord = PingPongRecord | SerialRecord | NblRecord | LogGPRecord;
 export type JigName = JigRecord['jig'];
 
 /**
@@ -88,6 +104,8 @@ export function toRecord(o: unknown, line: number): JigRecord {
     }
     case 'nbl':
       return { jig: 'nbl', L: num(o, 'L', line, 1), S: num(o, 'S', line, 1), ...common };
+    case 'loggp':
+      return { jig: 'loggp', bytes: num(o, 'bytes', line), oSend: num(o, 'oSend', line), oRecv: num(o, 'oRecv', line), rtt: num(o, 'rtt', line), ...common };
     default:
       throw new JigError(`jig output line ${line}: unknown jig ${JSON.stringify(o.jig)}`);
   }
