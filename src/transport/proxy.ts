@@ -207,8 +207,9 @@ export class NodeProxy {
     const item: Inbound = { h, payload, done: 0 };
     const q = this.backlog[e];
     if (q.length === 0 && this.deliver(e, item)) return;
-    // Keep the rest (the payload may be a view of the socket's buffer).
-    q.push({ h: { ...h, offset: h.offset + item.done }, payload: item.payload.slice(item.done), done: 0 });
+    // Keep a copy of the rest: the payload may be a view of a buffer the link reuses, and
+    // a Node Buffer's slice() is a view, not a copy.
+    q.push({ h: { ...h, offset: h.offset + item.done }, payload: new Uint8Array(item.payload.subarray(item.done)), done: 0 });
     this.backlogged++;
   }
 

@@ -121,7 +121,7 @@ interface Pending {
 
 /** A frame to write later: small payloads are copied (the caller may reuse its buffer, a ring entry). */
 function later(header: FrameHeader, payload: Uint8Array, onSent: (() => void) | undefined): Pending {
-  return { header, payload: payload.byteLength <= COPY_LIMIT ? payload.slice() : payload, onSent };
+  return { header, payload: payload.byteLength <= COPY_LIMIT ? new Uint8Array(payload) : payload, onSent };
 }
 
 class Conn {

@@ -349,7 +349,7 @@ export class DatagramPath implements NodeLink {
     this.c.bytesSent += payload.byteLength;
     if (p.dead) return; // already reported through onError
     // Without onSent the caller may reuse its buffer at once: keep a copy.
-    p.queue.push({ header, payload: onSent ? payload : payload.slice(), onSent, at: 0, started: false });
+    p.queue.push({ header, payload: onSent ? payload : new Uint8Array(payload), onSent, at: 0, started: false });
     this.pump(node, p);
   }
 
