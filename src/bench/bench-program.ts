@@ -13,7 +13,7 @@
 import { listAlgorithms } from '../algorithms/registry.js';
 import { datatype as lookupDatatype, type DatatypeName } from '../core/datatypes.js';
 import { RestrictionError } from '../core/errors.js';
-import { ioCounts } from '../schedule/context.js';
+import { ioCounts, type ParamValue } from '../schedule/context.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import type { Communicator, ExecutionMode, ReduceOptions } from '../runtime/communicator.js';
 import { init } from '../runtime/init.js';
@@ -43,6 +43,27 @@ export interface BenchConfig {
    * rank order reversed (same size; communicator ranks differ from world ranks).
    */
   readonly communicator?: BenchCommunicator;
+  /**
+   * Explicit measurements instead of algorithms × sizes (used by `coll tune` to check its
+   * choices against the default): each case is timed `repetitions` times, the list run
+   * forwards on even passes and backwards on odd ones, so the cases of one size alternate
+   * and drift on the machine affects them alike.
+   */
+  readonly cases?: readonly BenchCase[];
+  /** Passes over `cases` (default 1). */
+  readonly repetitions?: number;
+}
+
+export interface BenchCase {
+  /** null: the automatic selection (the default). */
+  readonly algorithm: string | null;
+  readonly params?: Readonly<Record<string, ParamValue>>;
+  readonly bytes: number;
+  /**
+   * Test seam: busy-wait this long after every call of the case, a deliberately slow
+   * candidate whose loss does not depend on timing luck.
+   */
+  readonly delayUs?: number;
 }
 
 export type BenchCommunicator = 'world' | 'dup' | 'split';
@@ -64,6 +85,10 @@ export interface BenchRecord {
   readonly min_us: number;
   readonly avg_us: number;
   readonly max_us: number;
+  /** With cases: the case index, its pass, and its parameters. */
+  readonly case?: number;
+  readonly rep?: number;
+  readonly params?: Readonly<Record<string, ParamValue>>;
 }
 
 /** Iterations at a size, following peer-bench's mpi_coll_bench. */
@@ -74,6 +99,7 @@ export function iterationsFor(bytes: number, small: number): number {
 }
 
 export function sizesFor(c: BenchConfig): number[] {
+  if (c.cases !== undefined) return [...new Set(c.cases.map((k) => k.bytes))];
   if (c.collective === 'barrier') return [0];
   if (c.sizes !== undefined) return [...c.sizes];
   const out: number[] = [];
@@ -172,6 +198,7 @@ function benchComm(world: Communicator, which: BenchCommunicator | undefined): C
 }
 
 export function runBench(world: Communicator, c: BenchConfig): void {
+  if (c.cases) return runCases(world, c, c.cases);
   const comm = benchComm(world, c.communicator);
   const t = lookupDatatype(c.datatype);
   const algorithms = c.algorithms === 'all' ? [null, ...listAlgorithms(c.collective).map((a) => a.name)] : c.algorithms;
@@ -229,6 +256,77 @@ export function runBench(world: Communicator, c: BenchConfig): void {
           min_us: round(Math.min(...all)),
           avg_us: round(all.reduce((s, v) => s + v, 0) / all.length),
           max_us: round(Math.max(...all)),
+        };
+        print('BENCH', rec);
+      }
+    }
+  }
+}
+
+/** Time explicit cases, `repetitions` passes, alternating direction (see BenchConfig.cases). */
+function runCases(world: Communicator, c: BenchConfig, cases: readonly BenchCase[]): void {
+  const comm = benchComm(world, c.communicator);
+  const t = lookupDatatype(c.datatype);
+  const reps = c.repetitions ?? 1;
+  const print = (kind: string, o: object): void => {
+    if (world.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
+  };
+  print('PLAN', { measurements: reps * cases.length });
+  const reducesOp = c.collective === 'reduce' || c.collective === 'allreduce' || c.collective === 'reduce_scatter';
+  const spin = (us: number): void => {
+    const end = performance.now() + us / 1000;
+    while (performance.now() < end) {
+      // the test seam's deliberate delay
+    }
+  };
+  for (let rep = 0; rep < reps; rep++) {
+    const order = cases.map((_, i) => i);
+    if (rep % 2 === 1) order.reverse();
+    for (const i of order) {
+      const k = cases[i];
+      const count = c.collective === 'barrier' ? 0 : Math.max(1, Math.floor(k.bytes / t.size));
+      const o: ReduceOptions = {
+        ...(t.kind === 'pair' || !c.shared ? { datatype: c.datatype } : {}),
+        ...(reducesOp && c.op !== 'sum' ? { op: c.op } : {}),
+        ...(k.algorithm ? { algorithm: k.algorithm } : {}),
+        ...(k.params && Object.keys(k.params).length > 0 ? { params: k.params } : {}),
+      };
+      let label: string;
+      try {
+        label = comm.algorithmFor(c.collective, count, { ...o, op: c.op, datatype: c.datatype, blocking: true });
+      } catch (e) {
+        if (!(e instanceof RestrictionError)) throw e;
+        print('SKIP', { collective: c.collective, requested: k.algorithm ?? 'auto', mode: 'host', bytes: k.bytes, case: i, rep, reason: e.message.split('\n')[0] });
+        continue;
+      }
+      const { send, recv, free } = buffers(comm, c, count);
+      const once = caller(comm, c, send, recv, Object.keys(o).length > 0 ? o : undefined);
+      const call = k.delayUs ? () => (once(), spin(k.delayUs ?? 0)) : once;
+      const iterations = iterationsFor(k.bytes, c.iterations);
+      const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
+      for (let j = 0; j < warmup; j++) call();
+      comm.barrier();
+      const t0 = performance.now();
+      for (let j = 0; j < iterations; j++) call();
+      const us = ((performance.now() - t0) * 1000) / iterations;
+      const all = world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null);
+      free();
+      if (all) {
+        const rec: BenchRecord = {
+          collective: c.collective,
+          algorithm: label,
+          requested: k.algorithm ?? 'auto',
+          mode: 'host',
+          ranks: comm.size,
+          nodes: comm.nodeCount,
+          bytes: count * t.size,
+          iterations,
+          min_us: round(Math.min(...all)),
+          avg_us: round(all.reduce((s, v) => s + v, 0) / all.length),
+          max_us: round(Math.max(...all)),
+          case: i,
+          rep,
+          ...(k.params && Object.keys(k.params).length > 0 ? { params: k.params } : {}),
         };
         print('BENCH', rec);
       }

@@ -12,6 +12,8 @@ export interface BenchJob extends BenchConfig {
   readonly ranks: number;
   readonly nodes: number;
   readonly arenaMb?: number;
+  /** Extra environment of the job (e.g. COLL_DECISION_TABLE='' for the built-in selection). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface BenchProgress {
@@ -55,6 +57,8 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
     sizes: job.sizes,
     nonblocking: job.nonblocking,
     communicator: job.communicator,
+    cases: job.cases,
+    repetitions: job.repetitions,
   };
   const records: BenchRecord[] = [];
   const skipped: BenchResult['skipped'] = [];
@@ -66,6 +70,7 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
     program,
     args: [JSON.stringify(config)],
     arenaMb: job.arenaMb ?? benchArenaMb(job),
+    ...(job.env ? { env: job.env } : {}),
     onLine: (stream, line) => {
       const m = /^\[0\] (PLAN|BENCH|SKIP) (\{.*\})$/.exec(line);
       if (!m) {

@@ -42,6 +42,11 @@ export interface DecisionTable {
   readonly generated: string;
   readonly grid: { readonly procs: readonly number[]; readonly bytes: readonly number[]; readonly ppn: number };
   readonly rules: readonly DecisionRule[];
+  /**
+   * Present when `coll tune` checked the table by measuring (verify.ts): where, and how
+   * many measured choices lost to the default and were taken out.
+   */
+  readonly verified?: { readonly procs: readonly number[]; readonly bytes: readonly number[]; readonly repetitions: number; readonly measured: number; readonly rejected: number };
 }
 
 export interface BuildOptions extends TuneOptions {

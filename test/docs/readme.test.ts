@@ -30,7 +30,7 @@ function readmeCommands(): string[] {
 const ELSEWHERE: Record<string, string> = {
   'run -n 4 --nodes 2 allreduce.mjs': 'test/package/pack.test.ts (the packed package runs examples/allreduce.mjs on 4 ranks in 2 nodes)',
   'fit --quick --out machine.json': 'test/tune/fit.test.ts (the fitting on a small matrix)',
-  'tune --machine machine.json --out table.json': 'test/tune/tuner.test.ts',
+  'tune --machine machine.json --out table.json': 'test/tune/tuner.test.ts, test/tune/verify.test.ts (the measured check) and test/tune/fit-loop.test.ts',
   'reproduce models --plot out/': 'test/cli/model-cli.test.ts (reproduce models --quick --plot)',
   'reproduce all --plot out/': 'test/sim/reproduce.test.ts (every seed, --quick)',
 };
@@ -60,6 +60,15 @@ const SHOWS: { match: RegExp; check: (out: string) => void }[] = [
     // "inter-node messages per rank: 2 = ⌈log4 12⌉"
     match: /^schedule allreduce nap -n 48 --ppn 4/,
     check: (out) => expect(out).toMatch(/inter-node: \d+ messages, max per rank 2\b/),
+  },
+  {
+    // "runs its choices against the runtime's default … predicted and measured … the verdict"
+    match: /^tune .*--verify/,
+    check: (out) => {
+      expect(out).toMatch(/measured check: P = 2; 2 sizes 8 … 65536 B; median of 3 alternating passes/);
+      for (const c of ['allreduce', 'bcast']) for (const b of [8, 65536]) expect(out).toMatch(new RegExp(`\\n\\s+${c}\\s+2\\s+${b}\\s+.*(µs|ms).*(kept|REJECTED: default kept)`));
+      expect(out).toMatch(/wrote the tuning report/);
+    },
   },
   {
     // "published value, ours, error, tolerance, pass/fail, basis"
