@@ -46,3 +46,4 @@ export * as model from './model/index.js';
 export * as tune from './tune/index.js';
 export * as plot from './plot/svg.js';
 export * as sim from './sim/index.js';
+export * as machine from './machine/index.js';

@@ -26,7 +26,8 @@
  *
  * Every problem is reported at once, each with the field's path and the allowed range.
  */
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type * as Zod from 'zod';
 import { MachineFormatError } from '../model/errors.js';
 import { F_PRESETS } from '../model/nbl.js';
 import { parseQuantity } from '../sim/machine.js';
@@ -44,113 +45,126 @@ function rangeText(unit: string, r: Range): string {
   return `${parts.join(' ')}${unit ? ` (${unit})` : ''}`.trim();
 }
 
-/** A number or a string with units, checked against a range; the message names the range. */
-function quantity(unit: string, r: Range = { min: 0 }, invertBandwidth = false) {
-  const allowed = rangeText(unit, r);
-  return z.union([z.number(), z.string()]).transform((v, ctx) => {
-    let n = parseQuantity(v);
-    if (invertBandwidth && typeof v === 'string' && /\/s\s*$/i.test(v) && n > 0) n = 1 / n;
-    const bad = (why: string): never => {
-      ctx.addIssue({ code: 'custom', message: `${why}; allowed: ${allowed}` });
-      return z.NEVER;
-    };
-    if (!Number.isFinite(n)) return bad(`${JSON.stringify(v)} is not a number${unit ? ` or a quantity with units such as ${EXAMPLE[unit] ?? '"2.9us"'}` : ''}`);
-    if (r.integer && !Number.isInteger(n)) return bad(`${n} is out of range`);
-    if (r.gt !== undefined && !(n > r.gt)) return bad(`${n} is out of range`);
-    if (r.min !== undefined && n < r.min) return bad(`${n} is out of range`);
-    return n;
+/**
+ * The zod schema, built on first use: zod loads when a machine file is read, not when a
+ * rank program imports the package (it costs tens of milliseconds per thread).
+ */
+function build(z: typeof Zod.z) {
+  /** A number or a string with units, checked against a range; the message names the range. */
+  function quantity(unit: string, r: Range = { min: 0 }, invertBandwidth = false) {
+    const allowed = rangeText(unit, r);
+    return z.union([z.number(), z.string()]).transform((v, ctx) => {
+      let n = parseQuantity(v);
+      if (invertBandwidth && typeof v === 'string' && /\/s\s*$/i.test(v) && n > 0) n = 1 / n;
+      const bad = (why: string): never => {
+        ctx.addIssue({ code: 'custom', message: `${why}; allowed: ${allowed}` });
+        return z.NEVER;
+      };
+      if (!Number.isFinite(n)) return bad(`${JSON.stringify(v)} is not a number${unit ? ` or a quantity with units such as ${EXAMPLE[unit] ?? '"2.9us"'}` : ''}`);
+      if (r.integer && !Number.isInteger(n)) return bad(`${n} is out of range`);
+      if (r.gt !== undefined && !(n > r.gt)) return bad(`${n} is out of range`);
+      if (r.min !== undefined && n < r.min) return bad(`${n} is out of range`);
+      return n;
+    });
+  }
+
+  const EXAMPLE: Record<string, string> = {
+    s: '"2.9us"',
+    's/B': '"0.5ns/B" or a bandwidth "400MB/s"',
+    'B/s': '"400MB/s"',
+    B: '"64KiB"',
+  };
+
+  const seconds = (): ReturnType<typeof quantity> => quantity('s', { min: 0 });
+  const perByte = (): ReturnType<typeof quantity> => quantity('s/B', { min: 0 }, true);
+  const bandwidth = (): ReturnType<typeof quantity> => quantity('B/s', { gt: 0 });
+  const count = (min = 1): ReturnType<typeof quantity> => quantity('', { min, integer: true });
+
+  const link = z.strictObject({ alpha: seconds(), beta: perByte() });
+
+  const gammaTable = z.record(z.string(), quantity('s per element', { min: 0 }));
+
+  const cpu = {
+    oSend: seconds(),
+    oRecv: seconds(),
+    gamma: gammaTable,
+    copyPerByte: perByte(),
+  };
+
+  const fSpec = z.union([
+    z.enum(F_PRESETS as unknown as [string, ...string[]]),
+    z.strictObject({ table: z.record(z.string(), quantity('', { gt: 0 })), source: z.string() }),
+  ]);
+
+  return z.strictObject({
+    schema: z.literal(MACHINE_SCHEMA),
+    version: z.literal(MACHINE_SCHEMA_VERSION),
+    /** A preset (either kind) this description starts from; its fields override the preset's. */
+    base: z.string().optional(),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    source: z.string().optional(),
+    nodes: count().optional(),
+    coresPerNode: count().optional(),
+    socketsPerNode: count().optional(),
+    ppn: count().optional(),
+    network: z
+      .strictObject({
+        topology: z.enum(['crossbar', 'fattree', 'mesh2d', 'torus3d']),
+        arity: count(2).optional(),
+        levels: count().optional(),
+        upLinks: count().optional(),
+        width: count().optional(),
+        height: count().optional(),
+        dims: z.tuple([count(), count(), count()]).optional(),
+        linkBandwidth: bandwidth(),
+        hopLatency: seconds(),
+        injectionBandwidth: bandwidth().optional(),
+        flowControl: z.enum(['message', 'wormhole']).optional(),
+        wormhole: z.strictObject({ vcs: count(), ackTurnaround: seconds() }).optional(),
+        packetBytes: count().optional(),
+        packetOverhead: count(0).optional(),
+      })
+      .optional(),
+    links: z.strictObject({ socket: link.optional(), node: link, network: link }),
+    host: z.strictObject({ ...cpu, callOverhead: seconds().optional() }),
+    nic: z.strictObject({ ...cpu, startup: seconds(), completion: seconds(), busCrossing: seconds() }).optional(),
+    hw: z
+      .strictObject({
+        multicastStartup: seconds(),
+        multicastPacketGap: seconds(),
+        deliveryOverhead: seconds(),
+        barrierEnter: seconds(),
+        barrierAttempt: seconds(),
+        barrierBackoff: seconds(),
+        barrierBackoffMax: seconds(),
+      })
+      .optional(),
+    loggp: z.strictObject({ L: seconds(), o: seconds(), g: seconds(), G: perByte() }).optional(),
+    reduceTable: z
+      .strictObject({ counts: z.array(count()).min(1), rows: z.record(z.string(), z.array(seconds())) })
+      .optional(),
+    combine: z.record(z.string(), quantity('s per element', { min: 0 })).optional(),
+    injection: z.strictObject({ RN: bandwidth(), Rb: bandwidth() }).optional(),
+    nbl: z.strictObject({ f: fSpec }).optional(),
+    lrc: z.strictObject({ L: seconds(), r: seconds(), C: seconds() }).optional(),
+    barrier: z.strictObject({ Tinit: seconds(), Ttrig: seconds(), Tadj: quantity('s, may be negative', {}) }).optional(),
+    noise: z.string().optional(),
+    sources: z.record(z.string(), z.string()).optional(),
   });
 }
 
-const EXAMPLE: Record<string, string> = {
-  s: '"2.9us"',
-  's/B': '"0.5ns/B" or a bandwidth "400MB/s"',
-  'B/s': '"400MB/s"',
-  B: '"64KiB"',
-};
+let built: ReturnType<typeof build> | undefined;
 
-const seconds = (): ReturnType<typeof quantity> => quantity('s', { min: 0 });
-const perByte = (): ReturnType<typeof quantity> => quantity('s/B', { min: 0 }, true);
-const bandwidth = (): ReturnType<typeof quantity> => quantity('B/s', { gt: 0 });
-const count = (min = 1): ReturnType<typeof quantity> => quantity('', { min, integer: true });
-
-const link = z.strictObject({ alpha: seconds(), beta: perByte() });
-
-const gammaTable = z.record(z.string(), quantity('s per element', { min: 0 }));
-
-const cpu = {
-  oSend: seconds(),
-  oRecv: seconds(),
-  gamma: gammaTable,
-  copyPerByte: perByte(),
-};
-
-const fSpec = z.union([
-  z.enum(F_PRESETS as unknown as [string, ...string[]]),
-  z.strictObject({ table: z.record(z.string(), quantity('', { gt: 0 })), source: z.string() }),
-]);
-
-export const machineSchema = z.strictObject({
-  schema: z.literal(MACHINE_SCHEMA),
-  version: z.literal(MACHINE_SCHEMA_VERSION),
-  /** A preset (either kind) this description starts from; its fields override the preset's. */
-  base: z.string().optional(),
-  name: z.string().min(1),
-  description: z.string().optional(),
-  source: z.string().optional(),
-  nodes: count().optional(),
-  coresPerNode: count().optional(),
-  socketsPerNode: count().optional(),
-  ppn: count().optional(),
-  network: z
-    .strictObject({
-      topology: z.enum(['crossbar', 'fattree', 'mesh2d', 'torus3d']),
-      arity: count(2).optional(),
-      levels: count().optional(),
-      upLinks: count().optional(),
-      width: count().optional(),
-      height: count().optional(),
-      dims: z.tuple([count(), count(), count()]).optional(),
-      linkBandwidth: bandwidth(),
-      hopLatency: seconds(),
-      injectionBandwidth: bandwidth().optional(),
-      flowControl: z.enum(['message', 'wormhole']).optional(),
-      wormhole: z.strictObject({ vcs: count(), ackTurnaround: seconds() }).optional(),
-      packetBytes: count().optional(),
-      packetOverhead: count(0).optional(),
-    })
-    .optional(),
-  links: z.strictObject({ socket: link.optional(), node: link, network: link }),
-  host: z.strictObject({ ...cpu, callOverhead: seconds().optional() }),
-  nic: z.strictObject({ ...cpu, startup: seconds(), completion: seconds(), busCrossing: seconds() }).optional(),
-  hw: z
-    .strictObject({
-      multicastStartup: seconds(),
-      multicastPacketGap: seconds(),
-      deliveryOverhead: seconds(),
-      barrierEnter: seconds(),
-      barrierAttempt: seconds(),
-      barrierBackoff: seconds(),
-      barrierBackoffMax: seconds(),
-    })
-    .optional(),
-  loggp: z.strictObject({ L: seconds(), o: seconds(), g: seconds(), G: perByte() }).optional(),
-  reduceTable: z
-    .strictObject({ counts: z.array(count()).min(1), rows: z.record(z.string(), z.array(seconds())) })
-    .optional(),
-  combine: z.record(z.string(), quantity('s per element', { min: 0 })).optional(),
-  injection: z.strictObject({ RN: bandwidth(), Rb: bandwidth() }).optional(),
-  nbl: z.strictObject({ f: fSpec }).optional(),
-  lrc: z.strictObject({ L: seconds(), r: seconds(), C: seconds() }).optional(),
-  barrier: z.strictObject({ Tinit: seconds(), Ttrig: seconds(), Tadj: quantity('s, may be negative', {}) }).optional(),
-  noise: z.string().optional(),
-  sources: z.record(z.string(), z.string()).optional(),
-});
+/** The machine description's zod schema. */
+export function machineSchema(): ReturnType<typeof build> {
+  return (built ??= build((createRequire(import.meta.url)('zod') as typeof Zod).z));
+}
 
 /** A parsed, validated machine description: every quantity in SI units. */
-export type MachineDescription = z.output<typeof machineSchema>;
+export type MachineDescription = Zod.output<ReturnType<typeof build>>;
 /** What a file may contain (quantities as numbers or strings with units). */
-export type MachineDescriptionInput = z.input<typeof machineSchema>;
+export type MachineDescriptionInput = Zod.input<ReturnType<typeof build>>;
 
 function pathText(path: readonly PropertyKey[]): string {
   let s = '';
@@ -158,7 +172,7 @@ function pathText(path: readonly PropertyKey[]): string {
   return s || '(top level)';
 }
 
-function issueText(i: z.core.$ZodIssue): string {
+function issueText(i: Zod.core.$ZodIssue): string {
   const where = pathText(i.path);
   switch (i.code) {
     case 'unrecognized_keys':
@@ -183,7 +197,7 @@ function issueText(i: z.core.$ZodIssue): string {
 
 /** Validate parsed JSON as a machine description (throws MachineFormatError naming every problem). */
 export function parseMachineDescription(data: unknown, origin = 'machine description'): MachineDescription {
-  const r = machineSchema.safeParse(data);
+  const r = machineSchema().safeParse(data);
   if (r.success) return r.data;
   const lines = [...new Set(r.error.issues.map(issueText))];
   throw new MachineFormatError(

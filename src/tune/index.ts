@@ -6,3 +6,4 @@ export * from './fit-machine.js';
 export * from './candidates.js';
 export * from './tuner.js';
 export * from './decision.js';
+export * from './verify.js';

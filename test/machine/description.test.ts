@@ -200,3 +200,26 @@ describe('the older shapes', () => {
     expect(simTime(now.out)).not.toBe(simTime((await coll('sim', ...args, '--machine', 'alc')).out));
   });
 });
+
+describe('start-up cost', () => {
+  it('importing the package does not load zod (it loads when a machine file is read)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const index = new URL('../../src/index.ts', import.meta.url).href;
+    const code = `await import(${JSON.stringify(index)});
+      const { createRequire } = await import('node:module');
+      const cache = createRequire(import.meta.url).cache;
+      const before = Object.keys(cache).some((k) => k.includes('/node_modules/zod/'));
+      const m = await import(${JSON.stringify(new URL('../../src/machine/index.ts', import.meta.url).href)});
+      m.parseMachineDescription(JSON.parse(${JSON.stringify(readFileSync(new URL('../../examples/machines/elan3-cluster.json', import.meta.url), 'utf8'))}));
+      const after = Object.keys(cache).some((k) => k.includes('/node_modules/zod/'));
+      console.log(JSON.stringify({ before, after }));`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8', cwd: new URL('../../', import.meta.url).pathname, timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}')).toEqual({ before: false, after: true });
+    // Only type imports of zod at the top of a module; the schema requires it on first use.
+    const src = new URL('../../src/', import.meta.url).pathname;
+    const { execFileSync } = await import('node:child_process');
+    const hits = execFileSync('grep', ['-rn', "from 'zod'", src], { encoding: 'utf8' }).trim().split('\n');
+    for (const h of hits) expect(h).toMatch(/import type /);
+  }, 60_000);
+});

@@ -46,6 +46,8 @@ export const modelCommand: Command = {
       const { MACHINES } = await import('../../model/machines/index.js');
       console.log('machines:');
       for (const m of MACHINES) console.log(`  ${m.name.padEnd(18)} ${m.description}\n  ${''.padEnd(18)} source: ${m.source}`);
+      const { PRESETS } = await import('../../sim/presets.js');
+      console.log(`\nthe simulator's presets, also accepted: ${Object.keys(PRESETS).join(', ')}; or a machine description file (docs/machines.md)`);
       console.log('\nmodels:');
       for (const m of MODELS) console.log(`  ${m.name.padEnd(12)} ${m.description}`);
       console.log(`\n(all names: ${modelNames().join(', ')})`);

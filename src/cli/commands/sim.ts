@@ -198,6 +198,7 @@ export const simCommand: Command = {
       return 0;
     }
     console.log(formatReport(report));
+    if (noise !== undefined && opt<string>(args, 'noise') === undefined) console.log(`noise          ${noise} (the machine file's; --noise none turns it off)`);
     if (tl !== undefined) console.log(`timeline       ${report.timeline?.length ?? 0} intervals written to ${tl} (Chrome trace format)`);
     return 0;
   },
