@@ -4,6 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { CollectivesError } from '../core/errors.js';
+import { formatTable } from '../core/table.js';
 import { lineChartSvg } from '../plot/svg.js';
 import { launch } from '../runtime/launcher.js';
 import { sizesFor, type BenchConfig, type BenchRecord } from './bench-program.js';
@@ -97,9 +98,7 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
 export function benchTable(records: readonly BenchRecord[]): string {
   const head = ['algorithm', 'bytes', 'iters', 'min us', 'avg us', 'max us'];
   const rows = records.map((r) => [r.algorithm, String(r.bytes), String(r.iterations), r.min_us.toFixed(2), r.avg_us.toFixed(2), r.max_us.toFixed(2)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
+  return formatTable([head, ...rows], { align: ['l'], others: 'r', rule: true }).join('\n');
 }
 
 /** Latency (avg over ranks) vs message size, one line per algorithm, log-log. */

@@ -28,6 +28,7 @@
 import { fileURLToPath } from 'node:url';
 import { CollectivesError } from '../core/errors.js';
 import { median } from '../core/stats.js';
+import { formatTable } from '../core/table.js';
 import { lineChartSvg, type Series } from '../plot/svg.js';
 import type { JobReport } from '../runtime/job-report.js';
 import { launch } from '../runtime/launcher.js';
@@ -362,10 +363,9 @@ const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '—');
 const pct = (ratio: number): string => (Number.isFinite(ratio) ? `${ratio >= 1 ? '+' : '−'}${Math.abs((ratio - 1) * 100).toFixed(1)}%` : '—');
 const range = (s: Spread, d = 1): string => `${s.median.toFixed(d)} (${s.min.toFixed(d)}–${s.max.toFixed(d)})`;
 
+/** The head and rows, the first `left` columns left-aligned and the others right-aligned. */
 function grid(head: readonly string[], rows: readonly (readonly string[])[], left = 1): string[] {
-  const all = [head, ...rows];
-  const w = head.map((_, c) => Math.max(...all.map((r) => (r[c] ?? '').length)));
-  return all.map((r) => r.map((cell, c) => (c < left ? cell.padEnd(w[c]) : cell.padStart(w[c]))).join('  ').trimEnd());
+  return formatTable([head, ...rows], { align: Array.from({ length: left }, () => 'l' as const), others: 'r' });
 }
 
 /** Does `a` lie outside `b`'s min–max range (a difference larger than the spread)? */

@@ -6,6 +6,7 @@
  * src/transport/connections.ts) as the number of processes grows. Pure computation,
  * no processes are started. Output as a table, JSON objects and an SVG line chart.
  */
+import { formatTable } from '../core/table.js';
 import { lineChartSvg, type Series } from '../plot/svg.js';
 import { CONNECTION_POLICIES, connectionsFor, DEFAULT_THRESHOLD, type ConnectionPolicy } from '../transport/connections.js';
 import { kernelPattern, kernelSupports, NAS_KERNELS, thresholdMessages, type NasKernel } from './nas-patterns.js';
@@ -107,12 +108,9 @@ export function connectionsTable(r: ConnectionsResult): string {
       })]);
     }
   }
-  const w = head.map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const line = (row: string[]): string => row.map((cell, c) => (c < 2 ? cell.padEnd(w[c]) : cell.padStart(w[c]))).join('  ');
   return [
     `average connections per process, NAS class A patterns, threshold ${r.threshold} messages per pair (one process per node)`,
-    line(rows[0]),
-    ...rows.slice(1).map(line),
+    ...formatTable(rows, { align: ['l', 'l'], others: 'r' }),
     `collectives as this runtime runs them: ${r.algorithms.join(', ')}`,
   ].join('\n');
 }

@@ -9,6 +9,7 @@
  * The reported samples are rank 0's (the thesis times each invocation at one
  * process); the same statistics pooled over all ranks are in `pooled`.
  */
+import { formatTable } from '../core/table.js';
 import { histogramSvg } from '../plot/svg.js';
 import { decodeSamples, runProgram, type JobHooks, type JobLayout } from './job.js';
 import type { NoiseDoneRecord, NoiseProgramConfig, NoiseSamplesRecord } from './noise-program.js';
@@ -173,9 +174,7 @@ export function noiseTable(r: NoiseResult): string {
     const jobs = perJob ? [`${f(Math.min(...v.repetitionSd))}..${f(Math.max(...v.repetitionSd))}`] : [];
     return [v.label, String(s.n), f(s.mean), f(s.sd), f(s.trimmedMean), f(s.trimmedSd), ...jobs, f(s.min), f(s.median), f(s.p99), f(s.max), ...s.windows.map((w) => `${f(w.densest * 100, 1)}%`)];
   });
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  const lines = [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)];
+  const lines = formatTable([head, ...rows], { align: ['l'], others: 'r', rule: true });
   const host = pair(r, 'host');
   for (const v of r.experiment.variants) {
     if (v === 'host') continue;

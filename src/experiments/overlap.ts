@@ -11,6 +11,7 @@
  * below 0 mean posting it slowed the computation or the wait down by more than the
  * collective takes alone (e.g. an engine thread competing for the cores).
  */
+import { formatTable } from '../core/table.js';
 import { lineChartSvg } from '../plot/svg.js';
 import { runProgram, type JobHooks, type JobLayout } from './job.js';
 import type { OverlapProgramConfig, OverlapRecord } from './overlap-program.js';
@@ -100,12 +101,8 @@ export function overlapTable(r: OverlapResult): string {
   const head = ['mode', 'bytes', 'comm us', 'compute us', 'total us', 'post us', 'compute|posted', 'wait us', 'overlap', 'of means'];
   const pts = [...r.points].sort((a, b) => a.bytes - b.bytes || r.experiment.variants.indexOf(a.variant) - r.experiment.variants.indexOf(b.variant));
   const rows = pts.map((p) => [p.variant, String(p.bytes), f(p.commUs), f(p.computeUs), f(p.totalUs), f(p.postUs), f(p.overlappedComputeUs), f(p.waitUs), `${f(p.overlap * 100)}%`, `${f(p.overlapOfMeans * 100)}%`]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [
-    fmt(head),
-    fmt(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(fmt),
+    ...formatTable([head, ...rows], { align: ['l'], others: 'r', rule: true }),
     "medians over iterations, mean over ranks; overlap = 1 - (total - compute) / comm from the medians ('of means': from the means); compute|posted = the computation while the collective is in flight",
   ].join('\n');
 }

@@ -7,6 +7,7 @@
  * iterations. "cpu" is the mean over all ranks; the root (rank 0, no skew) and the
  * non-roots are also reported apart.
  */
+import { formatTable } from '../core/table.js';
 import { lineChartSvg } from '../plot/svg.js';
 import { runProgram, type JobHooks, type JobLayout } from './job.js';
 import type { SkewCalibrationRecord, SkewCollective, SkewProgramConfig, SkewRecord } from './skew-program.js';
@@ -132,13 +133,9 @@ export function skewTable(r: SkewResult): string {
     const ratios = bases.map((b) => (b === p.variant ? '' : `${f(cpuRatio(r.points, p.collective, p.skewUs, b, p.variant), 2)}x`));
     return [p.collective, p.variant, String(p.skewUs), f(p.cpuUs), f(p.cpuRootUs), f(p.cpuNonRootUs), f(p.cpuMedianUs), f(p.cpuRawUs), f(p.wallUs), ...ratios];
   });
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const fmt = (cells: string[]): string => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const overhead = Object.entries(r.overheadUs).map(([v, us]) => `${v} ${f(us as number)}`).join(', ');
   return [
-    fmt(head),
-    fmt(widths.map((w) => '-'.repeat(w))),
-    ...rows.map(fmt),
+    ...formatTable([head, ...rows], { align: ['l', 'l'], others: 'r', rule: true }),
     `cpu: mean over ranks of the CPU time in the call, measurement overhead subtracted (${overhead} µs); 'B/mode' = cpu(B) / cpu(mode)`,
   ].join('\n');
 }

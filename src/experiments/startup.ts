@@ -34,6 +34,7 @@ import { leastSquares } from '../tune/lsq.js';
 import { startupTime as seedStartupTime } from '../model/closed/yu.js';
 import { median, round } from './stats.js';
 import { ArgumentError, CollectivesError } from '../core/errors.js';
+import { formatTable } from '../core/table.js';
 
 export const INITIATIONS = ['direct', 'agent', 'ring'] as const;
 export type Initiation = (typeof INITIATIONS)[number];
@@ -195,18 +196,32 @@ export function fitStartup(points: readonly StartupPoint[], bandwidth = 1e8): St
 }
 
 export function startupTable(r: StartupResult): string {
-  const lines = ['initiation  scheme      N   start-up ms  initiation ms  exchange ms  ring request ms  launcher B  ring B/node'];
-  for (const p of [...r.points].sort((a, b) => a.initiation.localeCompare(b.initiation) || a.scheme.localeCompare(b.scheme) || a.processes - b.processes))
-    lines.push(
-      `${p.initiation.padEnd(11)} ${p.scheme.padEnd(10)} ${String(p.processes).padStart(3)} ${p.startupMs.toFixed(1).padStart(12)} ${p.initiationMs.toFixed(1).padStart(14)} ${p.exchangeMs.toFixed(1).padStart(12)} ${(p.initiation === 'ring' ? p.ringMs.toFixed(1) : '—').padStart(16)} ${String(p.launcherBytes).padStart(11)} ${String(p.ringBytesPerNode).padStart(12)}`,
-    );
+  const head = ['initiation', 'scheme', 'N', 'start-up ms', 'initiation ms', 'exchange ms', 'ring request ms', 'launcher B', 'ring B/node'];
+  const rows = [...r.points]
+    .sort((a, b) => a.initiation.localeCompare(b.initiation) || a.scheme.localeCompare(b.scheme) || a.processes - b.processes)
+    .map((p) => [
+      p.initiation,
+      p.scheme,
+      String(p.processes),
+      p.startupMs.toFixed(1),
+      p.initiationMs.toFixed(1),
+      p.exchangeMs.toFixed(1),
+      p.initiation === 'ring' ? p.ringMs.toFixed(1) : '—',
+      String(p.launcherBytes),
+      String(p.ringBytesPerNode),
+    ]);
   const mbs = (r.fits[0]?.bandwidth ?? 1e8) / 1e6;
-  lines.push('', `model T(N) = a + b·N (fitted) + V(N)/B (V: id bytes through the busiest party; B = ${mbs} MB/s, an input)`);
-  for (const f of r.fits)
-    lines.push(
-      `${f.initiation.padEnd(11)} ${f.scheme.padEnd(10)} a ${f.a.toFixed(3)} s  b ${(f.b * 1000).toFixed(1)} ms/process  R² ${f.r2.toFixed(3)}  → N=1024 ${f.at1024.toFixed(1)} s, N=2048 ${f.at2048.toFixed(1)} s (volume ${f.volumeAt2048.toFixed(2)} s of it)`,
-    );
-  return lines.join('\n');
+  const fits = r.fits.map((f) => [
+    f.initiation,
+    f.scheme,
+    `a ${f.a.toFixed(3)} s  b ${(f.b * 1000).toFixed(1)} ms/process  R² ${f.r2.toFixed(3)}  → N=1024 ${f.at1024.toFixed(1)} s, N=2048 ${f.at2048.toFixed(1)} s (volume ${f.volumeAt2048.toFixed(2)} s of it)`,
+  ]);
+  return [
+    ...formatTable([head, ...rows], { align: ['l', 'l'], others: 'r' }),
+    '',
+    `model T(N) = a + b·N (fitted) + V(N)/B (V: id bytes through the busiest party; B = ${mbs} MB/s, an input)`,
+    ...formatTable(fits),
+  ].join('\n');
 }
 
 export function startupJson(r: StartupResult): object[] {

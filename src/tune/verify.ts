@@ -20,6 +20,7 @@
 import type { BenchCase, BenchRecord } from '../bench/bench-program.js';
 import { runBenchJob, type BenchJob, type BenchResult } from '../bench/bench.js';
 import { CollectivesError } from '../core/errors.js';
+import { formatTable } from '../core/table.js';
 import type { Machine } from '../model/machine.js';
 import { isApplicable, predictAlgorithm, resolveScenario } from '../model/predict.js';
 import type { ParamValue } from '../schedule/context.js';
@@ -274,10 +275,7 @@ export function verifyReport(r: VerifyResult): string {
     `${p.ratio.toFixed(2)} (min ${p.minRatio.toFixed(2)}, spread ${(p.noise * 100).toFixed(0)}%)`,
     p.verdict === 'rejected' ? 'REJECTED: default kept' : p.same ? 'kept (= default)' : 'kept',
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i].length)));
-  const line = (x: string[]): string => x.map((c, i) => (i === 1 || i === 2 || i === 4 || i === 5 || i === 7 || i === 8 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
-  lines.push(`  ${line(head)}`);
-  for (const x of rows) lines.push(`  ${line(x)}`);
+  for (const x of formatTable([head, ...rows], { align: ['l', 'r', 'r', 'l', 'r', 'r', 'l', 'r', 'r'] })) lines.push(`  ${x}`);
   const rej = r.points.filter((p) => p.verdict === 'rejected');
   lines.push(
     rej.length === 0

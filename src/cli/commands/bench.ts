@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { isCollective } from '../../algorithms/registry.js';
 import { datatype as lookupDatatype, type DatatypeName } from '../../core/datatypes.js';
 import { ArgumentError, checkIntRange } from '../../core/errors.js';
+import { formatTable } from '../../core/table.js';
 import { benchPlot, benchTable, runBenchJob } from '../../bench/bench.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../runtime/communicator.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
@@ -126,7 +127,5 @@ function compareTable(ours: readonly BenchRecord[], theirs: readonly PeerRecord[
     const t = theirs.find((x) => x.bytes === r.bytes);
     return [r.algorithm, String(r.bytes), r.avg_us.toFixed(2), t ? t.avg_us.toFixed(2) : '-', t ? `${(r.avg_us / t.avg_us).toFixed(2)}x` : '-'];
   });
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...rows.map(fmt)].join('\n');
+  return formatTable([head, ...rows], { align: ['l'], others: 'r', rule: true }).join('\n');
 }

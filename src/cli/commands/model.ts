@@ -4,6 +4,7 @@
  * every applicable algorithm, best first, with the terms that dominate it.
  */
 import { ArgumentError } from '../../core/errors.js';
+import { formatTable } from '../../core/table.js';
 import { isCollective } from '../../algorithms/registry.js';
 import { modelMachineFor } from '../../machine/resolve.js';
 import { MODELS, modelNames } from '../../model/models.js';
@@ -110,10 +111,7 @@ export const modelCommand: Command = {
     console.log(`machine ${machine.name} (${machine.source}); model ${model}${opt(args, 'tune') ? '; parameters tuned' : '; default parameters'}\n`);
     const rows = predictions.map((p, i) => [String(i + 1), p.algorithm, formatParams(p.params), formatTime(p.time), i === 0 ? '' : `+${((p.time / predictions[0].time - 1) * 100).toFixed(0)}%`, formatDominant(p.dominant)]);
     const head = ['#', 'algorithm', 'params', 'predicted', 'vs best', 'dominant terms'];
-    const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-    const line = (r: string[]): string => r.map((x, c) => (c === 3 ? x.padStart(widths[c]) : x.padEnd(widths[c]))).join('  ').trimEnd();
-    console.log(line(head));
-    for (const r of rows) console.log(line(r));
+    for (const line of formatTable([head, ...rows], { align: ['l', 'l', 'l', 'r'] })) console.log(line);
     if (notApplicable.length) {
       console.log('\nnot applicable:');
       for (const n of notApplicable) console.log(`  ${n.algorithm}: ${n.reason}`);
