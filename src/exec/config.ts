@@ -7,6 +7,7 @@ import { workerData } from 'node:worker_threads';
 import type { SharedMemory } from './simd.js';
 import type { StartupScheme } from '../launch/startup/schemes.js';
 import type { ConnectionSettings } from '../transport/connections.js';
+import type { MpiFlavour, TransportName } from '../transport/mpi/binding.js';
 
 export interface JobSpec {
   readonly jobId: string;
@@ -37,6 +38,10 @@ export interface JobSpec {
   readonly startup: StartupScheme;
   /** When node pairs get a TCP connection (transport/connections.ts); before it, datagrams. */
   readonly connections: ConnectionSettings;
+  /** How nodes talk: TCP (the default) or the MPI library of the launcher (transport/mpi; jobs started by mpirun/mpiexec). */
+  readonly transport?: TransportName;
+  /** The MPI binding's flavour when `transport` is 'mpi'. */
+  readonly mpiFlavour?: MpiFlavour;
   /** Module to preload with --import in node processes (tsx), if any. */
   readonly loader: string | undefined;
   /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */

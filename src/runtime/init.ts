@@ -17,6 +17,7 @@ import { checkTimeout, Communicator, EXECUTION_MODES, type ExecutionMode } from 
 import { launchedSpec, SHM_BLOCK_LIMIT, worldShmSlotBytes } from '../exec/config.js';
 import { RankRuntime, singletonSpec } from './rank-runtime.js';
 import { taskSpec } from './task.js';
+import { parseTransport, type TransportRequest } from '../transport/mpi/binding.js';
 
 export interface InitOptions {
   /** Check that every collective call agrees across ranks (MismatchError instead of a hang). */
@@ -30,6 +31,13 @@ export interface InitOptions {
    * 'intermediate' (see Communicator.setMode); COLL_MODE sets it too.
    */
   mode?: ExecutionMode;
+  /**
+   * How the nodes of a job started by mpirun/mpiexec talk: 'mpi' (the launcher's MPI
+   * library, its fabric), 'tcp', or 'auto' (the default: MPI where its binding is
+   * built); COLL_TRANSPORT sets it too. Jobs started by `coll run` choose it with
+   * `coll run --transport`.
+   */
+  transport?: TransportRequest;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -62,7 +70,12 @@ export function init(o: InitOptions = {}): Communicator {
   const holder = globalThis as Holder;
   const existing = holder[WORLD];
   if (existing) return existing;
-  const spec = launchedSpec() ?? taskSpec() ?? singletonSpec({});
+  if (o.transport !== undefined) parseTransport(o.transport, 'init({ transport })');
+  const launched = launchedSpec();
+  if (launched && o.transport === 'mpi' && launched.job.transport !== 'mpi') {
+    throw new ArgumentError("init({ transport: 'mpi' }) in a job that coll run started over TCP", 'start it with coll run --transport mpi, or under mpirun/mpiexec');
+  }
+  const spec = launched ?? taskSpec(process.env, o.transport) ?? singletonSpec({});
   const rt = new RankRuntime(spec);
   const job = spec.job;
   if (o.timeoutMs !== undefined) checkTimeout(o.timeoutMs, 'init({ timeoutMs })');

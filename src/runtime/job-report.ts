@@ -11,6 +11,7 @@
  */
 import { median } from '../core/stats.js';
 import type { TcpCounters } from '../transport/tcp/device.js';
+import type { MpiLinkCounters } from '../transport/mpi/link.js';
 import type { ConnectionCounters, ConnectionPolicy } from '../transport/connections.js';
 import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import { addPathCounters, zeroPaths, type PathCounters } from './path-counters.js';
@@ -45,6 +46,8 @@ export interface NodeReport {
    * making the policy's initial connections added to the start (absent on one node).
    */
   readonly connections?: ConnectionCounters & { readonly connectMs: number };
+  /** The MPI transport's traffic and library (transport/mpi; absent on TCP). */
+  readonly mpi?: MpiLinkCounters;
   /** Absent when no rank of the node offloaded a call. */
   readonly engine?: EngineCounters;
   /** This node's side of the start-up exchange (absent on a one-node job). */

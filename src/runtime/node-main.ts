@@ -40,6 +40,8 @@ import { addressText, TcpDevice, type PeerAddress, type TcpCounters } from '../t
 import { DirectTable } from '../transport/tcp/direct.js';
 import { AdaptiveLink, type ConnectionCounters } from '../transport/connections.js';
 import { DatagramPath, parseDatagramFault } from '../transport/udp/datagram-path.js';
+import { MpiSession } from '../transport/mpi/binding.js';
+import { MpiLink } from '../transport/mpi/link.js';
 import { pairKey, type PairIds } from '../transport/tcp/endpoint-ids.js';
 import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import type { ExchangeReply } from '../launch/startup/schemes.js';
@@ -263,10 +265,24 @@ let nodeLink: AdaptiveLink | undefined;
  * Rank threads write their small frames to other nodes themselves (transport/tcp/
  * direct.ts); COLL_DIRECT=0 sends everything through the proxy.
  */
-const direct = spec.nodeCount > 1 && process.env.COLL_DIRECT !== '0' ? DirectTable.create(spec.nodeCount) : undefined;
+const viaMpi = spec.nodeCount > 1 && spec.transport === 'mpi';
+const direct = spec.nodeCount > 1 && !viaMpi && process.env.COLL_DIRECT !== '0' ? DirectTable.create(spec.nodeCount) : undefined;
 /** Time start() took to make the policy's initial connections, ms. */
 let connectMs = 0;
-if (spec.nodeCount > 1) {
+/** The node link over the launcher's MPI library (transport/mpi), on the MPI transport. */
+let mpiLink: MpiLink | undefined;
+if (viaMpi) {
+  const { nodeOf, localIndexOf } = placement(spec, node);
+  try {
+    if (!spec.mpiFlavour) throw new Error('the MPI transport was chosen without an MPI flavour');
+    mpiLink = new MpiLink(await MpiSession.open(spec.mpiFlavour), spec.nodeCount);
+  } catch (e) {
+    if (task) signalReady(task.ready, `the MPI transport could not start: ${(e as Error).message}`);
+    throw e;
+  }
+  proxy = new NodeProxy({ control, arena, layout, nodeOf, localIndexOf, link: mpiLink, spinMs: spec.proxySpinMs, onError: (e) => fail(first, e.message) });
+  proxy.start();
+} else if (spec.nodeCount > 1) {
   const { nodeOf, localIndexOf } = placement(spec, node);
   const secret = Buffer.from(spec.secret, 'hex');
   let gotIds!: (ids: PairIds) => void;
@@ -489,6 +505,7 @@ function nodeReport(): NodeReport {
     ...(listenedOn !== undefined ? { address: listenedOn } : {}),
     ...(device ? { tcp: withDirect(device.counters()) } : {}),
     ...(nodeLink ? { connections: withDirectTraffic({ ...nodeLink.counters(), connectMs: Math.round(connectMs * 10) / 10 }) } : {}),
+    ...(mpiLink ? { mpi: mpiLink.counters() } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
     helperThreads: helperPriority,

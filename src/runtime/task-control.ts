@@ -12,6 +12,8 @@ import { controlAddresses } from '../launch/hosts.js';
 import type { ControlLink } from '../launch/control.js';
 import { openKvs } from '../launch/external.js';
 import type { Kvs } from '../launch/kvs.js';
+import { MpiKvs } from '../launch/mpi-kvs.js';
+import { MpiSession } from '../transport/mpi/binding.js';
 import { decodeIds, encodeIds } from '../transport/tcp/endpoint-ids.js';
 import type { EndpointsMessage, ExchangeReply, StartupScheme } from '../launch/startup/schemes.js';
 import { addressText, parseAddress } from '../transport/tcp/device.js';
@@ -65,9 +67,11 @@ export async function openTaskControl<In, Out extends { type: string }>(
   onError: (e: Error) => void,
 ): Promise<{ link: ControlLink<In, Out>; localAddress: string; secret: string }> {
   const { launch } = task;
-  const kvs = await openKvs(launch);
+  const store: { kvs?: Kvs } = {};
   // A fence that never completes (a task that never arrives) must not hang the job:
   // after the start-up timeout, ask the launcher to end it (PMI abort) and say why.
+  // (On the MPI transport the wait may be in MPI_Init itself, whose PMI fence waits for
+  // every task: then there is no store to abort through yet, and this task just fails.)
   const startupMs = Number(process.env.COLL_STARTUP_TIMEOUT_MS) || DEFAULT_STARTUP_MS;
   const startup = setTimeout(() => {
     const why = `rank ${launch.rank} of ${launch.size} (${launch.launcher}): the other tasks did not all arrive within ${startupMs / 1000} s (a fence of the launcher's key-value store never completed)`;
@@ -75,9 +79,12 @@ export async function openTaskControl<In, Out extends { type: string }>(
     // which is blocked in init()), then abort: the launcher ends every task, this one
     // too; the rank thread raises the error in case the launcher leaves it running.
     writeSync(2, `coll: ${why}; ending the job\n`);
-    void kvs.abort(1, why).finally(() => onError(new Error(why)));
+    void (store.kvs ? store.kvs.abort(1, why) : Promise.resolve()).finally(() => onError(new Error(why)));
   }, startupMs);
   startup.unref();
+  // On the MPI transport, MPI owns the launcher's PMI connection: the store runs over MPI.
+  const kvs = task.spec.transport === 'mpi' && task.spec.mpiFlavour ? new MpiKvs(await MpiSession.open(task.spec.mpiFlavour)) : await openKvs(launch);
+  store.kvs = kvs;
   const mine = randomBytes(32).toString('hex');
   if (launch.rank === 0) await kvs.put(SECRET_KEY, mine);
   await kvs.fence();

@@ -23,6 +23,7 @@ import { startWorker, tsxLoader } from './tsx-loader.js';
 import { DEFAULT_STARTUP_MS } from './task-control.js';
 import { DEFAULT_STARTUP, parseStartupScheme } from '../launch/startup/schemes.js';
 import { connectionSettings } from '../transport/connections.js';
+import { chooseTransport, prepareMpiEnvironment, type TransportRequest } from '../transport/mpi/binding.js';
 
 /** workerData key of the agent's task description. */
 export const TASK_KEY = '__collectivesTask';
@@ -47,7 +48,14 @@ const STARTUP_GRACE_MS = 15_000;
  * ranks (1: the task is the rank; more: `coll node -r K`, the task is a node process
  * with K rank threads). Task t holds ranks t·K … t·K+K−1.
  */
-export function taskNodeSpec(launch: ExternalLaunch, ranksPerNode: number, program: string, args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): NodeSpec {
+export function taskNodeSpec(
+  launch: ExternalLaunch,
+  ranksPerNode: number,
+  program: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  transport?: TransportRequest,
+): NodeSpec {
   const selfTs = import.meta.url.endsWith('.ts');
   const loader = selfTs || /\.(m|c)?ts$/.test(program) ? tsxLoader(program) : undefined;
   const size = launch.size * ranksPerNode;
@@ -73,6 +81,7 @@ export function taskNodeSpec(launch: ExternalLaunch, ranksPerNode: number, progr
     startup: env.COLL_STARTUP ? parseStartupScheme(env.COLL_STARTUP, 'COLL_STARTUP') : DEFAULT_STARTUP,
     engineSpin: defaultEngineSpin(threads + launch.localSize, env),
     connections: connectionSettings({}, env),
+    ...chooseTransport(transport, env),
     loader: loader?.process,
     workerLoader: loader?.worker,
     node: launch.rank,
@@ -81,11 +90,12 @@ export function taskNodeSpec(launch: ExternalLaunch, ranksPerNode: number, progr
 }
 
 /** The rank spec of a launcher task, or undefined when no launcher started this process. */
-export function taskSpec(env: Readonly<Record<string, string | undefined>> = process.env): RankSpec | undefined {
+export function taskSpec(env: Readonly<Record<string, string | undefined>> = process.env, transport?: TransportRequest): RankSpec | undefined {
   if (!isMainThread) return undefined;
   const launch = detectLaunch(env);
   if (!launch) return undefined;
-  const spec = taskNodeSpec(launch, 1, process.argv[1] ?? '', process.argv.slice(2), env);
+  const spec = taskNodeSpec(launch, 1, process.argv[1] ?? '', process.argv.slice(2), env, transport);
+  if (spec.transport === 'mpi') prepareMpiEnvironment();
   const job = spec;
   const nl = nodeLayout({ localSize: 1, engine: job.engine, ringBytes: job.ringBytes, flagsPerEndpoint: DEFAULT_FLAGS, jobSize: job.size });
   const control = new SharedArrayBuffer(nl.controlBytes);

@@ -2,19 +2,22 @@
  * `coll node -r K <program> [args]`: one task of a cluster launcher as a node process
  * with K rank threads (the efficient form: `srun --ntasks-per-node=1 coll node -r 8
  * prog.js`, `mpirun --map-by ppr:1:node coll node -r 8 prog.js`). Task t holds ranks
- * t·K … t·K+K−1; ranks of a task share memory, tasks talk over TCP after finding each
- * other through the launcher's key-value store (PMI-1 or PMIx).
+ * t·K … t·K+K−1; ranks of a task share memory, tasks talk through the launcher's MPI
+ * (`--transport mpi`, where its binding is built: the default) or over TCP after finding
+ * each other through the launcher's key-value store (PMI-1 or PMIx).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ArgumentError } from '../../core/errors.js';
 import { detectLaunch } from '../../launch/external.js';
 import { TASK_NODE, taskNodeSpec } from '../../runtime/task.js';
+import { parseTransport, prepareMpiEnvironment } from '../../transport/mpi/binding.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'ranks-per-node', alias: 'r', type: 'number', description: 'rank threads in this task (default 1)' },
+  { name: 'transport', type: 'string', description: "how tasks talk: mpi (the launcher's MPI library) | tcp | auto (default: mpi where its binding is built; or COLL_TRANSPORT)" },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
@@ -44,7 +47,10 @@ export const nodeCommand: Command = {
         'on this machine or over ssh, use coll run -n N [--hosts …] instead',
       );
     }
-    (globalThis as Record<symbol, unknown>)[TASK_NODE] = { launch, spec: taskNodeSpec(launch, k, resolve(program), args.rest) };
+    const transport = opt<string>(args, 'transport');
+    const spec = taskNodeSpec(launch, k, resolve(program), args.rest, process.env, transport === undefined ? undefined : parseTransport(transport, '--transport'));
+    if (spec.transport === 'mpi') prepareMpiEnvironment();
+    (globalThis as Record<symbol, unknown>)[TASK_NODE] = { launch, spec };
     const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
     // node-main runs the node to the end of the job and exits the process.
     await import(new URL(`../../runtime/node-main.${ext}`, import.meta.url).href);

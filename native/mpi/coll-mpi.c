@@ -1,0 +1,592 @@
+/*
+ * coll_mpi: the node-to-node transport over the system's MPI library
+ * (src/transport/mpi/). Built once per MPI flavour (Open MPI's libmpi, MPICH's
+ * libmpich: their ABIs differ) by scripts/build-native.mjs; optional.
+ *
+ * One progress thread owns every MPI call after MPI_Init_thread (which it makes
+ * itself, so FUNNELED would do; MULTIPLE is asked for so that MPI_Abort may come
+ * from the JavaScript thread). JavaScript posts commands (send a frame, fence,
+ * finalize) to a queue and wakes the thread; the thread posts the frames as two
+ * nonblocking sends (header on TAG_HDR, payload on TAG_DATA, straight from the
+ * caller's memory: no copy, no allocation), probes for incoming headers, receives
+ * each payload into one growable buffer per frame, tests its sends, and tells
+ * JavaScript that something happened through a thread-safe function (one call in
+ * flight at a time: JavaScript drains everything that is there).
+ *
+ * Waiting: the thread polls while traffic is recent (with sched_yield between polls,
+ * for SPIN_US), then sleeps on a condition variable that a new command signals, for
+ * IDLE_SLEEP_US at a time (a message from another node is seen at most that late),
+ * and for LONG_SLEEP_US once the link has been idle for LONG_IDLE_US. The cores stay
+ * with the ranks except while frames move.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <node_api.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HDR_MAX 64
+#define TAG_HDR 7001
+#define TAG_DATA 7002
+#define SPIN_US 300
+#define IDLE_SLEEP_US 50
+#define LONG_IDLE_US 20000
+#define LONG_SLEEP_US 1000
+
+enum { CMD_SEND, CMD_FENCE, CMD_FINALIZE };
+
+typedef struct cmd {
+  int kind;
+  int peer;
+  int id;
+  int hlen;
+  unsigned char hdr[HDR_MAX];
+  const void *data;
+  size_t bytes;
+  MPI_Request req[2];
+  struct cmd *next;
+} cmd_t;
+
+typedef struct frame {
+  int from;
+  int hlen;
+  size_t len; /* header + payload */
+  unsigned char *data;
+  struct frame *next;
+} frame_t;
+
+typedef struct {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t wake; /* commands for the progress thread */
+  cmd_t *cmds, *cmds_tail;
+  frame_t *frames, *frames_tail;
+  int *done_ids;
+  size_t done_len, done_cap;
+  /* fence: input blob (borrowed until done), output blobs */
+  unsigned char *fence_out;
+  int *fence_lens;
+  int fence_state; /* 0 none, 1 posted, 2 done */
+  int started, init_rc, rank, size, provided, finalized;
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  napi_threadsafe_function tsfn;
+  atomic_int notified;
+  MPI_Comm comm;
+  /* counters */
+  double frames_sent, frames_received, bytes_sent, bytes_received, polls, sleeps;
+} state_t;
+
+static state_t S;
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static void notify_js(void) {
+  if (atomic_exchange(&S.notified, 1) == 0) napi_call_threadsafe_function(S.tsfn, NULL, napi_tsfn_nonblocking);
+}
+
+static void push_done(int id) {
+  if (S.done_len == S.done_cap) {
+    size_t cap = S.done_cap ? S.done_cap * 2 : 256;
+    int *n = realloc(S.done_ids, cap * sizeof(int));
+    if (!n) abort();
+    S.done_ids = n;
+    S.done_cap = cap;
+  }
+  S.done_ids[S.done_len++] = id;
+}
+
+static void do_fence(cmd_t *c) {
+  int len = (int)c->bytes;
+  int *lens = malloc(sizeof(int) * (size_t)S.size);
+  int *displs = malloc(sizeof(int) * (size_t)S.size);
+  MPI_Allgather(&len, 1, MPI_INT, lens, 1, MPI_INT, S.comm);
+  int total = 0;
+  for (int i = 0; i < S.size; i++) {
+    displs[i] = total;
+    total += lens[i];
+  }
+  unsigned char *out = malloc(total > 0 ? (size_t)total : 1);
+  MPI_Allgatherv(c->data, len, MPI_BYTE, out, lens, displs, MPI_BYTE, S.comm);
+  free(displs);
+  pthread_mutex_lock(&S.mu);
+  S.fence_out = out;
+  S.fence_lens = lens;
+  S.fence_state = 2;
+  pthread_mutex_unlock(&S.mu);
+}
+
+static void *progress(void *arg) {
+  (void)arg;
+  int provided = 0;
+  int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+  pthread_mutex_lock(&S.mu);
+  S.init_rc = rc;
+  S.provided = provided;
+  if (rc == MPI_SUCCESS) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &S.comm);
+    MPI_Comm_rank(S.comm, &S.rank);
+    MPI_Comm_size(S.comm, &S.size);
+    int vl = 0;
+    MPI_Get_library_version(S.version, &vl);
+  }
+  S.started = 1;
+  pthread_mutex_unlock(&S.mu);
+  notify_js();
+  if (rc != MPI_SUCCESS) return NULL;
+
+  cmd_t *inflight = NULL; /* sends whose requests are not both complete */
+  double last = now_us();
+  int finalize = 0;
+  for (;;) {
+    int active = 0;
+    pthread_mutex_lock(&S.mu);
+    cmd_t *c = S.cmds;
+    S.cmds = S.cmds_tail = NULL;
+    pthread_mutex_unlock(&S.mu);
+    while (c) {
+      cmd_t *next = c->next;
+      active = 1;
+      if (c->kind == CMD_SEND) {
+        MPI_Isend(c->hdr, c->hlen, MPI_BYTE, c->peer, TAG_HDR, S.comm, &c->req[0]);
+        MPI_Isend(c->data, (int)c->bytes, MPI_BYTE, c->peer, TAG_DATA, S.comm, &c->req[1]);
+        S.frames_sent++;
+        S.bytes_sent += (double)c->bytes;
+        c->next = inflight;
+        inflight = c;
+      } else if (c->kind == CMD_FENCE) {
+        do_fence(c);
+        free(c);
+        notify_js();
+      } else {
+        finalize = 1;
+        free(c);
+      }
+      c = next;
+    }
+    /* Sends: both requests complete, then the caller's memory is free again. */
+    cmd_t **pp = &inflight;
+    int completed = 0;
+    while (*pp) {
+      cmd_t *s = *pp;
+      int flag = 0;
+      MPI_Status sts[2];
+      MPI_Testall(2, s->req, &flag, sts);
+      if (flag) {
+        *pp = s->next;
+        pthread_mutex_lock(&S.mu);
+        push_done(s->id);
+        pthread_mutex_unlock(&S.mu);
+        free(s);
+        completed = 1;
+      } else {
+        pp = &s->next;
+      }
+    }
+    /* Frames from other nodes, in order per sender (MPI's non-overtaking rule). */
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, TAG_HDR, S.comm, &flag, &st);
+      if (!flag) break;
+      int hlen = 0, plen = 0;
+      MPI_Get_count(&st, MPI_BYTE, &hlen);
+      if (hlen > HDR_MAX) hlen = HDR_MAX;
+      unsigned char hdr[HDR_MAX];
+      MPI_Recv(hdr, HDR_MAX, MPI_BYTE, st.MPI_SOURCE, TAG_HDR, S.comm, MPI_STATUS_IGNORE);
+      MPI_Status ps;
+      MPI_Probe(st.MPI_SOURCE, TAG_DATA, S.comm, &ps);
+      MPI_Get_count(&ps, MPI_BYTE, &plen);
+      frame_t *f = malloc(sizeof(frame_t));
+      unsigned char *data = malloc((size_t)hlen + (size_t)plen + 1);
+      if (!f || !data) abort();
+      memcpy(data, hdr, (size_t)hlen);
+      MPI_Recv(data + hlen, plen, MPI_BYTE, st.MPI_SOURCE, TAG_DATA, S.comm, MPI_STATUS_IGNORE);
+      f->from = st.MPI_SOURCE;
+      f->hlen = hlen;
+      f->len = (size_t)hlen + (size_t)plen;
+      f->data = data;
+      f->next = NULL;
+      S.frames_received++;
+      S.bytes_received += plen;
+      pthread_mutex_lock(&S.mu);
+      if (S.frames_tail) S.frames_tail->next = f;
+      else S.frames = f;
+      S.frames_tail = f;
+      pthread_mutex_unlock(&S.mu);
+      completed = 1;
+    }
+    S.polls++;
+    if (completed) notify_js();
+    if (finalize && !inflight) break;
+    double t = now_us();
+    if (active || completed || inflight) {
+      last = t;
+      continue;
+    }
+    if (t - last < SPIN_US) {
+      sched_yield();
+      continue;
+    }
+    /* Idle: sleep until a command arrives or the interval passes. */
+    double sleep_us = t - last > LONG_IDLE_US ? LONG_SLEEP_US : IDLE_SLEEP_US;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    long ns = until.tv_nsec + (long)(sleep_us * 1000);
+    until.tv_sec += ns / 1000000000L;
+    until.tv_nsec = ns % 1000000000L;
+    pthread_mutex_lock(&S.mu);
+    if (!S.cmds) pthread_cond_timedwait(&S.wake, &S.mu, &until);
+    pthread_mutex_unlock(&S.mu);
+    S.sleeps++;
+  }
+  MPI_Comm_free(&S.comm);
+  MPI_Finalize();
+  pthread_mutex_lock(&S.mu);
+  S.finalized = 1;
+  pthread_mutex_unlock(&S.mu);
+  notify_js();
+  return NULL;
+}
+
+static void post(cmd_t *c) {
+  pthread_mutex_lock(&S.mu);
+  c->next = NULL;
+  if (S.cmds_tail) S.cmds_tail->next = c;
+  else S.cmds = c;
+  S.cmds_tail = c;
+  pthread_cond_signal(&S.wake);
+  pthread_mutex_unlock(&S.mu);
+}
+
+/* ---- JavaScript side ---------------------------------------------------- */
+
+#define CHECK(call)                                                             \
+  do {                                                                          \
+    if ((call) != napi_ok) {                                                    \
+      napi_throw_error(env, NULL, "coll_mpi: Node-API call failed: " #call);  \
+      return NULL;                                                              \
+    }                                                                           \
+  } while (0)
+
+static void call_js(napi_env env, napi_value js_cb, void *context, void *data) {
+  (void)context;
+  (void)data;
+  atomic_store(&S.notified, 0);
+  if (env == NULL || js_cb == NULL) return;
+  napi_value undef;
+  napi_get_undefined(env, &undef);
+  napi_call_function(env, undef, js_cb, 0, NULL, NULL);
+}
+
+static int get_bytes(napi_env env, napi_value v, void **data, size_t *len) {
+  napi_typedarray_type type;
+  size_t length, offset;
+  napi_value ab;
+  if (napi_get_typedarray_info(env, v, &type, &length, data, &ab, &offset) != napi_ok) return 0;
+  if (type != napi_uint8_array) return 0;
+  *len = length;
+  return 1;
+}
+
+static napi_value set_num(napi_env env, napi_value obj, const char *name, double v) {
+  napi_value n;
+  napi_create_double(env, v, &n);
+  napi_set_named_property(env, obj, name, n);
+  return obj;
+}
+
+/* init(onEvent): starts the progress thread, which initialises MPI and then calls
+   onEvent; info() says when it is done. Returns at once: MPI_Init waits for every
+   process of the job, and the caller must stay free to time that out. */
+static napi_value Init(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (S.tsfn) {
+    napi_throw_error(env, NULL, "coll_mpi: MPI is already initialised in this process");
+    return NULL;
+  }
+  napi_value name;
+  CHECK(napi_create_string_utf8(env, "coll_mpi", NAPI_AUTO_LENGTH, &name));
+  CHECK(napi_create_threadsafe_function(env, argv[0], NULL, name, 0, 1, NULL, NULL, NULL, call_js, &S.tsfn));
+  pthread_mutex_init(&S.mu, NULL);
+  pthread_cond_init(&S.wake, NULL);
+  if (pthread_create(&S.thread, NULL, progress, NULL) != 0) {
+    napi_throw_error(env, NULL, "coll_mpi: cannot start the progress thread");
+    return NULL;
+  }
+  return NULL;
+}
+
+/* info(): undefined while MPI_Init_thread runs; then { rank, size, threadLevel, version }; throws if it failed */
+static napi_value Info(napi_env env, napi_callback_info info) {
+  (void)info;
+  pthread_mutex_lock(&S.mu);
+  int started = S.started, rc = S.init_rc;
+  pthread_mutex_unlock(&S.mu);
+  if (!started) return NULL;
+  if (rc != MPI_SUCCESS) {
+    napi_throw_error(env, NULL, "coll_mpi: MPI_Init_thread failed");
+    return NULL;
+  }
+  napi_value out;
+  CHECK(napi_create_object(env, &out));
+  set_num(env, out, "rank", S.rank);
+  set_num(env, out, "size", S.size);
+  set_num(env, out, "threadLevel", S.provided);
+  napi_value v;
+  CHECK(napi_create_string_utf8(env, S.version, NAPI_AUTO_LENGTH, &v));
+  CHECK(napi_set_named_property(env, out, "version", v));
+  return out;
+}
+
+/* send(peer, header: Uint8Array, payload: Uint8Array, id): the payload must stay alive until id completes */
+static napi_value Send(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t peer, id;
+  void *hdr, *data;
+  size_t hlen, bytes;
+  CHECK(napi_get_value_int32(env, argv[0], &peer));
+  CHECK(napi_get_value_int32(env, argv[3], &id));
+  if (!get_bytes(env, argv[1], &hdr, &hlen) || !get_bytes(env, argv[2], &data, &bytes) || hlen > HDR_MAX || bytes > INT_MAX) {
+    napi_throw_type_error(env, NULL, "coll_mpi.send(peer, header, payload, id): header and payload must be Uint8Arrays (header at most 64 bytes, payload below 2 GiB)");
+    return NULL;
+  }
+  cmd_t *c = malloc(sizeof(cmd_t));
+  if (!c) abort();
+  c->kind = CMD_SEND;
+  c->peer = peer;
+  c->id = id;
+  c->hlen = (int)hlen;
+  memcpy(c->hdr, hdr, hlen);
+  c->data = data;
+  c->bytes = bytes;
+  post(c);
+  return NULL;
+}
+
+/* nextFrame(buf: Uint8Array, meta: Int32Array[2]): 0 none; > 0 frame length copied (meta = from, header bytes); < 0 -(bytes needed) */
+static napi_value NextFrame(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  void *buf, *meta;
+  size_t cap, mlen;
+  napi_typedarray_type type;
+  napi_value ab;
+  size_t off;
+  if (!get_bytes(env, argv[0], &buf, &cap) || napi_get_typedarray_info(env, argv[1], &type, &mlen, &meta, &ab, &off) != napi_ok || type != napi_int32_array || mlen < 2) {
+    napi_throw_type_error(env, NULL, "coll_mpi.nextFrame(buf: Uint8Array, meta: Int32Array(2))");
+    return NULL;
+  }
+  double result = 0;
+  pthread_mutex_lock(&S.mu);
+  frame_t *f = S.frames;
+  if (f) {
+    if (f->len > cap) result = -(double)f->len;
+    else {
+      memcpy(buf, f->data, f->len);
+      ((int32_t *)meta)[0] = f->from;
+      ((int32_t *)meta)[1] = f->hlen;
+      result = (double)f->len;
+      S.frames = f->next;
+      if (!S.frames) S.frames_tail = NULL;
+    }
+  }
+  pthread_mutex_unlock(&S.mu);
+  if (result > 0) {
+    free(f->data);
+    free(f);
+  }
+  napi_value r;
+  CHECK(napi_create_double(env, result, &r));
+  return r;
+}
+
+/* completions(out: Int32Array): number of completed send ids written */
+static napi_value Completions(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  napi_typedarray_type type;
+  size_t len, off;
+  void *data;
+  napi_value ab;
+  if (napi_get_typedarray_info(env, argv[0], &type, &len, &data, &ab, &off) != napi_ok || type != napi_int32_array) {
+    napi_throw_type_error(env, NULL, "coll_mpi.completions(out: Int32Array)");
+    return NULL;
+  }
+  pthread_mutex_lock(&S.mu);
+  size_t n = S.done_len < len ? S.done_len : len;
+  memcpy(data, S.done_ids, n * sizeof(int));
+  memmove(S.done_ids, S.done_ids + n, (S.done_len - n) * sizeof(int));
+  S.done_len -= n;
+  pthread_mutex_unlock(&S.mu);
+  napi_value r;
+  CHECK(napi_create_uint32(env, (uint32_t)n, &r));
+  return r;
+}
+
+/* fenceStart(blob: Uint8Array): every process's blob is gathered (collective); the blob must stay alive until fenceResult() */
+static napi_value FenceStart(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  void *data;
+  size_t bytes;
+  if (!get_bytes(env, argv[0], &data, &bytes) || bytes > INT_MAX) {
+    napi_throw_type_error(env, NULL, "coll_mpi.fenceStart(blob: Uint8Array)");
+    return NULL;
+  }
+  pthread_mutex_lock(&S.mu);
+  int busy = S.fence_state != 0;
+  if (!busy) S.fence_state = 1;
+  pthread_mutex_unlock(&S.mu);
+  if (busy) {
+    napi_throw_error(env, NULL, "coll_mpi: a fence is already in progress");
+    return NULL;
+  }
+  cmd_t *c = calloc(1, sizeof(cmd_t));
+  if (!c) abort();
+  c->kind = CMD_FENCE;
+  c->data = data;
+  c->bytes = bytes;
+  post(c);
+  return NULL;
+}
+
+/* fenceResult(): undefined while the fence runs; then an array of Uint8Arrays, one per process */
+static napi_value FenceResult(napi_env env, napi_callback_info info) {
+  (void)info;
+  pthread_mutex_lock(&S.mu);
+  int done = S.fence_state == 2;
+  unsigned char *out = S.fence_out;
+  int *lens = S.fence_lens;
+  if (done) {
+    S.fence_state = 0;
+    S.fence_out = NULL;
+    S.fence_lens = NULL;
+  }
+  pthread_mutex_unlock(&S.mu);
+  if (!done) return NULL;
+  napi_value arr;
+  CHECK(napi_create_array_with_length(env, (size_t)S.size, &arr));
+  size_t at = 0;
+  for (int i = 0; i < S.size; i++) {
+    void *dst;
+    napi_value ab, u8;
+    CHECK(napi_create_arraybuffer(env, (size_t)lens[i], &dst, &ab));
+    if (lens[i] > 0) memcpy(dst, out + at, (size_t)lens[i]);
+    at += (size_t)lens[i];
+    CHECK(napi_create_typedarray(env, napi_uint8_array, (size_t)lens[i], ab, 0, &u8));
+    CHECK(napi_set_element(env, arr, (uint32_t)i, u8));
+  }
+  free(out);
+  free(lens);
+  return arr;
+}
+
+/* finalize(): sends in flight complete, then MPI_Finalize; finalized() says when */
+static napi_value Finalize(napi_env env, napi_callback_info info) {
+  (void)env;
+  (void)info;
+  cmd_t *c = calloc(1, sizeof(cmd_t));
+  if (!c) abort();
+  c->kind = CMD_FINALIZE;
+  post(c);
+  return NULL;
+}
+
+static napi_value Finalized(napi_env env, napi_callback_info info) {
+  (void)info;
+  pthread_mutex_lock(&S.mu);
+  int f = S.finalized;
+  pthread_mutex_unlock(&S.mu);
+  if (f && S.tsfn) {
+    napi_release_threadsafe_function(S.tsfn, napi_tsfn_release);
+    S.tsfn = NULL;
+    pthread_join(S.thread, NULL);
+  }
+  napi_value r;
+  CHECK(napi_get_boolean(env, f != 0, &r));
+  return r;
+}
+
+/* abort(code): MPI_Abort on the world (ends every process of the job); nothing before MPI is initialised */
+static napi_value Abort(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t code = 1;
+  if (argc > 0) napi_get_value_int32(env, argv[0], &code);
+  pthread_mutex_lock(&S.mu);
+  int up = S.started && S.init_rc == MPI_SUCCESS && !S.finalized;
+  pthread_mutex_unlock(&S.mu);
+  if (up) MPI_Abort(MPI_COMM_WORLD, code);
+  return NULL;
+}
+
+/* unref()/ref(): whether the pending event callback keeps the event loop alive */
+static napi_value Unref(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (S.tsfn) napi_unref_threadsafe_function(env, S.tsfn);
+  return NULL;
+}
+
+static napi_value Ref(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (S.tsfn) napi_ref_threadsafe_function(env, S.tsfn);
+  return NULL;
+}
+
+static napi_value Counters(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  CHECK(napi_create_object(env, &out));
+  set_num(env, out, "framesSent", S.frames_sent);
+  set_num(env, out, "framesReceived", S.frames_received);
+  set_num(env, out, "bytesSent", S.bytes_sent);
+  set_num(env, out, "bytesReceived", S.bytes_received);
+  set_num(env, out, "polls", S.polls);
+  set_num(env, out, "sleeps", S.sleeps);
+  return out;
+}
+
+NAPI_MODULE_INIT() {
+  static const struct {
+    const char *name;
+    napi_callback fn;
+  } fns[] = {
+      {"init", Init},
+      {"info", Info},
+      {"send", Send},
+      {"nextFrame", NextFrame},
+      {"completions", Completions},
+      {"fenceStart", FenceStart},
+      {"fenceResult", FenceResult},
+      {"finalize", Finalize},
+      {"finalized", Finalized},
+      {"abort", Abort},
+      {"ref", Ref},
+      {"unref", Unref},
+      {"counters", Counters},
+  };
+  for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+    napi_value f;
+    if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok) return NULL;
+    if (napi_set_named_property(env, exports, fns[i].name, f) != napi_ok) return NULL;
+  }
+  return exports;
+}
