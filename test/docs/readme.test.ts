@@ -11,19 +11,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureConsole } from '../helpers/console.js';
 import { main } from '../../src/cli/main.js';
+import { codeBlockCommands, inTmp } from './helpers.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
-/** Every `npx coll …` line of the README's sh blocks, comments dropped. */
+/** Every `npx coll …` line of the README's sh blocks, comments dropped (not those with environment assignments). */
 function readmeCommands(): string[] {
-  const out: string[] = [];
-  for (const block of README.matchAll(/```sh\n([\s\S]*?)```/g)) {
-    for (const line of block[1].split('\n')) {
-      const cmd = line.replace(/\s+#.*$/, '').trim();
-      if (cmd.startsWith('npx coll ')) out.push(cmd.slice('npx coll '.length));
-    }
-  }
-  return out;
+  return codeBlockCommands(README, { npxOnly: true, langs: ['sh'] })
+    .filter((c) => c.env === '')
+    .map((c) => c.cmd);
 }
 
 /** Covered elsewhere: a program in the user's directory, or minutes of measuring and simulating. */
@@ -93,7 +89,7 @@ describe("the README's coll commands", () => {
     if (ELSEWHERE[cmd]) continue;
     it(cmd, async () => {
       // Relative paths the command writes go to the temporary directory.
-      const argv = cmd.split(/\s+/).map((a) => (/^(out\/|[\w-]+\.(json|svg))$/.test(a) ? join(dir, a) : a));
+      const argv = inTmp(cmd, dir);
       expect(EXIT[cmd] ?? [0], out.join('\n')).toContain(await main(argv));
       for (const s of SHOWS) if (s.match.test(cmd)) s.check(out.join('\n'));
     }, 120_000);
