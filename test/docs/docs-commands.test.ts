@@ -321,7 +321,7 @@ const RUN: Record<string, Run> = {
 const NOT_RUN: Record<string, NotRun> = {
   'reproduce sim --plot out/': {
     doc: 'simulator.md',
-    why: 'every seed by simulation: about 70 s on an idle 2-core machine, minutes on a loaded one',
+    why: 'every seed by simulation: about 40 s on the loaded 2-core machine (seed 001, 32,768-rank runs, 26 s of it), more than this file may take',
     coveredBy: ['test/sim/reproduce.test.ts', 'test/sim/seeds.test.ts', 'test/docs/docs-commands.test.ts (coll reproduce 004, the same command for one seed)'],
   },
   'reproduce all --quick': {
@@ -346,7 +346,7 @@ const NOT_RUN: Record<string, NotRun> = {
   },
   'experiment connections --plot connections.svg': {
     doc: 'runtime.md',
-    why: 'seven NAS patterns up to N = 1024: about 10 s on a loaded machine',
+    why: 'docs/runtime.md is being revised elsewhere: listed until it settles (seven NAS patterns up to N = 1024, about 10 s on a loaded machine)',
     coveredBy: ['test/experiments/nas-patterns.test.ts (the kernels, the table against N and the plot)'],
   },
   'experiment connections --measure --json m.json --latency-plot latency.svg': {
@@ -356,17 +356,17 @@ const NOT_RUN: Record<string, NotRun> = {
   },
   'bench matrix --compare openmpi --reps 3 --docs docs/benchmarks.md --plot docs/img/bench-matrix.svg': {
     doc: 'benchmarks.md',
-    why: 'needs Open MPI (mpicc, mpirun); 9 collectives × 7 sizes × 3 rank counts × 3 repetitions take an hour',
+    why: 'needs Open MPI (mpicc, mpirun); 9 collectives × 7 sizes × 3 rank counts, 3 repetitions alternating with it: minutes (3 on an idle machine, the run the page shows)',
     coveredBy: ['test/bench/matrix.test.ts (the jobs, ratios, docs section and heat map; the MPI side when an MPI is installed)'],
   },
   'bench matrix --nodes 2 --ranks 2,4 --json m.json --docs docs/benchmarks.md --plot docs/img/bench-matrix-nodes.svg': {
     doc: 'benchmarks.md',
-    why: 'needs Open MPI; the matrix across 2 node processes takes tens of minutes',
+    why: 'needs Open MPI; the matrix across 2 node processes, 3 repetitions alternating with it: minutes',
     coveredBy: ['test/bench/matrix.test.ts (across nodes: its own docs section, the peer MPI held to TCP)'],
   },
   'bench allreduce -n 2 --all-algorithms --min-bytes 8 --max-bytes 8MiB --plot allreduce.svg': {
     doc: 'benchmarks.md',
-    why: 'every allreduce algorithm at 21 sizes up to 8 MiB: minutes',
+    why: 'docs/benchmarks.md is being revised elsewhere: listed until it settles (the command takes about 3 s; then move it to RUN)',
     coveredBy: ['test/runtime/cli.test.ts (coll bench allreduce with two algorithms, JSON and plot)'],
   },
 };
