@@ -15,6 +15,8 @@ export interface BenchJob extends BenchConfig {
   readonly arenaMb?: number;
   /** Extra environment of the job (e.g. COLL_DECISION_TABLE='' for the built-in selection). */
   readonly env?: Readonly<Record<string, string>>;
+  /** How the node processes talk (launcher.ts; default tcp). */
+  readonly transport?: 'tcp' | 'mpi';
 }
 
 export interface BenchProgress {
@@ -72,6 +74,7 @@ export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress)
     args: [JSON.stringify(config)],
     arenaMb: job.arenaMb ?? benchArenaMb(job),
     ...(job.env ? { env: job.env } : {}),
+    ...(job.transport ? { transport: job.transport } : {}),
     onLine: (stream, line) => {
       const m = /^\[0\] (PLAN|BENCH|SKIP) (\{.*\})$/.exec(line);
       if (!m) {

@@ -8,6 +8,7 @@
  * blocking call on the world communicator. Rendered as markdown (docs/benchmarks.md),
  * JSON and an SVG heat map.
  */
+import { findMpiLauncher } from '../runtime/mpi-launch.js';
 import { median } from '../core/stats.js';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -58,6 +59,12 @@ export interface MatrixOptions {
    * inter-node matrix.
    */
   readonly nodes?: number;
+  /**
+   * How our node processes talk (default tcp). 'mpi': through the installed MPI
+   * (transport/mpi), started by its mpirun with the same options as the peer's, so that
+   * both sides use the same fabric (TCP between node processes).
+   */
+  readonly transport?: 'tcp' | 'mpi';
 }
 
 /** mpirun options that keep a peer MPI off shared memory (every message over TCP). */
@@ -86,7 +93,7 @@ export interface MatrixRun {
   readonly machine: string;
   readonly loadBefore: readonly number[];
   readonly loadAfter: readonly number[];
-  readonly options: Required<Omit<MatrixOptions, 'idle' | 'nodes'>> & { idle: number; nodes?: number };
+  readonly options: Required<Omit<MatrixOptions, 'idle' | 'nodes' | 'transport'>> & { idle: number; nodes?: number; transport?: 'tcp' | 'mpi' };
   readonly samples: MatrixSample[];
 }
 
@@ -163,6 +170,10 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
   const shared = o.shared ?? true;
   const idle = o.idle ?? 0.25;
   const nodes = o.nodes ?? 1;
+  const transport = o.transport ?? 'tcp';
+  // Our MPI is launched with the options that hold the peer to TCP between processes.
+  const ourMpi = transport === 'mpi' ? findMpiLauncher().flavour : undefined;
+  const env = ourMpi && nodes > 1 ? { COLL_MPIRUN_ARGS: peerTcpOnly(ourMpi).join(' ') } : undefined;
   const jobs = matrixJobs(o);
   const peersOf = (j: MatrixJob): readonly PeerMpi[] => (j.kind === 'variant' ? [] : o.peers);
   const total = reps * jobs.reduce((s, j) => s + 1 + peersOf(j).length, 0);
@@ -193,6 +204,8 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
             nodes,
             nonblocking: job.nonblocking,
             communicator: job.communicator,
+            ...(transport === 'mpi' ? { transport } : {}),
+            ...(env ? { env } : {}),
           });
           for (const rec of r.records) samples.push({ impl, job, bytes: rec.bytes, rep, avg_us: rec.avg_us, algorithm: rec.algorithm });
         } else {
@@ -221,6 +234,7 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
       extras: o.extras ?? true,
       idle,
       nodes,
+      ...(transport === 'mpi' ? { transport } : {}),
     },
     samples,
   };
@@ -294,8 +308,10 @@ export function summarize(run: MatrixRun): RatioSummary[] {
   return out;
 }
 
-function nodesText(nodes: number): string {
-  return nodes <= 1 ? 'one node' : `the ranks spread over ${nodes} node processes talking over TCP on loopback, the peer MPI held to TCP (Open MPI \`--mca btl tcp,self\`, MPICH \`MPIR_CVAR_NOLOCAL=1\`)`;
+function nodesText(nodes: number, transport: 'tcp' | 'mpi' = 'tcp'): string {
+  if (nodes <= 1) return 'one node';
+  const ours = transport === 'mpi' ? 'talking through the MPI transport (Open MPI started by its mpirun, held to TCP like the peer)' : 'talking over TCP on loopback';
+  return `the ranks spread over ${nodes} node processes ${ours}, the peer MPI held to TCP (Open MPI \`--mca btl tcp,self\`, MPICH \`MPIR_CVAR_NOLOCAL=1\`)`;
 }
 
 /** The markdown report (the generated section of docs/benchmarks.md). */
@@ -305,7 +321,7 @@ export function matrixMarkdown(run: MatrixRun, plotPath?: string): string {
   const lines: string[] = [];
   lines.push(
     `Run ${run.started.replace('T', ' ').slice(0, 16)}–${run.finished.slice(11, 16)} UTC on ${run.machine}; load average ${run.loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${run.loadAfter.map((l) => l.toFixed(2)).join(' ')} after. ` +
-      `${o.reps} repetitions, alternating; medians; OSU iteration counts (${o.iterations} up to 16 KiB, ${Math.max(20, Math.floor(o.iterations / 20))} to 1 MiB, 20 above; warm-up a tenth); ${o.shared ? 'buffers from `comm.alloc`' : 'private buffers'}; float64 sum unless said; ${nodesText(o.nodes ?? 1)}.`,
+      `${o.reps} repetitions, alternating; medians; OSU iteration counts (${o.iterations} up to 16 KiB, ${Math.max(20, Math.floor(o.iterations / 20))} to 1 MiB, 20 above; warm-up a tenth); ${o.shared ? 'buffers from `comm.alloc`' : 'private buffers'}; float64 sum unless said; ${nodesText(o.nodes ?? 1, o.transport)}.`,
     '',
     '| peer | ranks | cells | geometric mean | max | cells > 3× | max at ≥ 1 MiB |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -367,7 +383,7 @@ export function matrixHeatMap(run: MatrixRun, peer: PeerMpi): string {
     values.push(o.sizes.map((b, i) => (job.collective === 'barrier' ? (i === 0 ? medianOf(run, 'collectives', job, 0) / medianOf(run, peer, job, 0) : Number.NaN) : medianOf(run, 'collectives', job, b) / medianOf(run, peer, job, b))));
   }
   return heatMapSvg({
-    title: `collectives / ${peer}: time ratio per call (below 1 = faster)${(o.nodes ?? 1) > 1 ? `, ${o.nodes} nodes over TCP` : ''}, ${run.started.slice(0, 10)}`,
+    title: `collectives / ${peer}: time ratio per call (below 1 = faster)${(o.nodes ?? 1) > 1 ? `, ${o.nodes} nodes over ${o.transport === 'mpi' ? 'the MPI transport' : 'TCP'}` : ''}, ${run.started.slice(0, 10)}`,
     columns: o.sizes.map(sizeLabel),
     rows,
     values,
@@ -381,9 +397,10 @@ export function matrixHeatMap(run: MatrixRun, peer: PeerMpi): string {
 export const DOCS_BEGIN = '<!-- bench-matrix:begin (generated by `coll bench matrix --docs`; edits inside are overwritten) -->';
 export const DOCS_END = '<!-- bench-matrix:end -->';
 
-/** The markers of a matrix's generated section: one section for one node, another for several. */
-export function docsMarkers(nodes = 1): { begin: string; end: string } {
+/** The markers of a matrix's generated section: one section for one node, another for several, a third for several over the MPI transport. */
+export function docsMarkers(nodes = 1, transport: 'tcp' | 'mpi' = 'tcp'): { begin: string; end: string } {
   if (nodes <= 1) return { begin: DOCS_BEGIN, end: DOCS_END };
+  if (transport === 'mpi') return { begin: '<!-- bench-matrix-mpi:begin (generated by `coll bench matrix --nodes K --transport mpi --docs`; edits inside are overwritten) -->', end: '<!-- bench-matrix-mpi:end -->' };
   return { begin: '<!-- bench-matrix-nodes:begin (generated by `coll bench matrix --nodes K --docs`; edits inside are overwritten) -->', end: '<!-- bench-matrix-nodes:end -->' };
 }
 

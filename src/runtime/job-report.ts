@@ -96,6 +96,10 @@ export interface JobReport {
   /** Datagrams sent again after a timeout or a gap (datagrams.retransmissions). */
   readonly retransmissions: number;
   readonly tcp: { readonly framesSent: number; readonly bytesSent: number; readonly rejected: number };
+  /** How the nodes talked: 'tcp' (with the datagram path) or 'mpi' (transport/mpi). */
+  readonly transport: 'tcp' | 'mpi';
+  /** The MPI transport's totals and library (absent on TCP). */
+  readonly mpi?: { readonly flavour: string; readonly library: string; readonly framesSent: number; readonly bytesSent: number };
   readonly engine: EngineCounters;
   /**
    * Collective calls by the path they took, summed over ranks: `flat` (shared slots),
@@ -177,6 +181,7 @@ export function combineReports(o: {
   const sum = (f: (r: NodeReport) => number): number => reports.reduce((s, r) => s + f(r), 0);
   const dg = (k: 'datagramsSent' | 'datagramsReceived' | 'retransmissions' | 'duplicatesDropped' | 'foreignDropped' | 'framesSent'): number => sum((r) => r.connections?.datagram[k] ?? 0);
   const policy = reports.find((r) => r.connections)?.connections?.policy;
+  const mpi = reports.find((r) => r.mpi)?.mpi;
   return {
     version: 1,
     ranks: o.ranks,
@@ -200,6 +205,8 @@ export function combineReports(o: {
     },
     retransmissions: dg('retransmissions'),
     tcp: { framesSent: sum((r) => r.tcp?.framesSent ?? 0), bytesSent: sum((r) => r.tcp?.bytesSent ?? 0), rejected: sum((r) => r.tcp?.rejected ?? 0) },
+    transport: mpi ? 'mpi' : 'tcp',
+    ...(mpi ? { mpi: { flavour: mpi.flavour, library: mpi.library, framesSent: sum((r) => r.mpi?.framesSent ?? 0), bytesSent: sum((r) => r.mpi?.bytesSent ?? 0) } } : {}),
     engine: {
       collectives: sum((r) => r.engine?.collectives ?? 0),
       framesSent: sum((r) => r.engine?.framesSent ?? 0),

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsxLoader } from './tsx-loader.js';
+import { launchUnderMpi } from './mpi-launch.js';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { combineReports, type JobReport, type NodeReport, type RingLaunchReport } from './job-report.js';
 import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
@@ -105,6 +106,12 @@ export interface LaunchOptions {
    * host starts its node in parallel. Excludes `hosts` and `nodes`.
    */
   ring?: RingFile;
+  /**
+   * How the node processes talk: 'tcp' (default: started by this launcher, datagrams and
+   * TCP connections) or 'mpi' (started by the installed MPI's mpirun/mpiexec as `coll node`
+   * tasks, frames through that MPI: mpi-launch.ts).
+   */
+  transport?: 'tcp' | 'mpi';
 }
 
 export interface LaunchResult {
@@ -135,6 +142,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
   const program = resolvePath(o.program);
   if (!PROGRAM_EXT.test(program)) throw new ArgumentError(`program '${o.program}' is not a .js/.mjs/.ts/.mts file`);
   if (!existsSync(program)) throw new ArgumentError(`program '${o.program}' does not exist`);
+  if (o.transport === 'mpi') return launchUnderMpi(o, program);
   const vars: Record<string, string | undefined> = { ...process.env, ...o.env };
   const arenaMb = o.arenaMb ?? (Number(vars.COLL_ARENA_MB) || 256);
   checkIntRange('arena size (MiB)', arenaMb, 1, 1 << 16);

@@ -7,7 +7,8 @@
  * (the launcher ends the job when this process exits non-zero).
  */
 import { randomBytes } from 'node:crypto';
-import { writeSync } from 'node:fs';
+import { writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { controlAddresses } from '../launch/hosts.js';
 import type { ControlLink } from '../launch/control.js';
 import { openKvs } from '../launch/external.js';
@@ -107,6 +108,10 @@ export async function openTaskControl<In, Out extends { type: string }>(
         const f = m as unknown as { rank: number; reason: string };
         process.stderr.write(f.rank >= 0 ? `coll: rank ${f.rank} failed: ${f.reason}\n` : `coll: ${f.reason}\n`);
       } else if (m.type === 'done') {
+        // Started by `coll run --transport mpi` (mpi-launch.ts): leave this node's part of the job report for it.
+        const dir = process.env.COLL_REPORT_DIR;
+        const report = (m as unknown as { report?: { node: number } }).report;
+        if (dir && report) writeFileSync(join(dir, `node-${report.node}.json`), JSON.stringify(report));
         void kvs.close().finally(() => then?.());
         return;
       }

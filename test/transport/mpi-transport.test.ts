@@ -8,7 +8,9 @@
  * tests, saying why (CI installs both MPIs).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { addonPath, chooseTransport, launcherFlavour, mpiUnavailable, type MpiFlavour } from '../../src/transport/mpi/binding.js';
@@ -63,6 +65,24 @@ for (const l of LAUNCHERS) {
       expectPassed(run(cmd, env), 3);
     });
 
+    it('coll run --transport mpi: started by the MPI launcher, output, exit code and a job report with the MPI traffic', () => {
+      const report = join(mkdtempSync(join(tmpdir(), 'coll-mpi-')), 'report.json');
+      const r = spawnSync(node[0], [...node.slice(1), 'src/cli/bin.ts', 'run', '-n', '4', '--nodes', '2', '--transport', 'mpi', '--report', report, 'examples/allreduce.mjs'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, COLL_MPI_FLAVOUR: l.flavour },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.split('\n').filter((x) => x.includes('sum 10 (expected 10), allgather [0,1,2,3]'))).toHaveLength(4);
+      const rep = JSON.parse(readFileSync(report, 'utf8')) as { transport: string; nodesReported: number; mpi: { flavour: string; framesSent: number }; nodes: { mpi?: { framesReceived: number } }[] };
+      expect(rep.transport).toBe('mpi');
+      expect(rep.nodesReported).toBe(2);
+      expect(rep.mpi.flavour).toBe(l.flavour);
+      expect(rep.mpi.framesSent).toBeGreaterThan(0);
+      expect(rep.nodes.every((n) => (n.mpi?.framesReceived ?? 0) > 0)).toBe(true);
+    });
+
     it('one task per node: `coll node -r 2` in 2 tasks, 4 ranks', () => {
       const env = { COLL_TRANSPORT: 'mpi' };
       const cmd = l.flavour === 'mpich' ? [l.bin, ...l.np(2), '-env', 'COLL_TRANSPORT', 'mpi'] : [l.bin, ...l.np(2)];
@@ -72,6 +92,10 @@ for (const l of LAUNCHERS) {
 }
 
 describe('choosing the transport', () => {
+  it('coll run --transport mpi needs the same number of ranks in every node', async () => {
+    const { launch } = await import('../../src/runtime/launcher.js');
+    await expect(launch({ ranks: 3, nodes: 2, transport: 'mpi', program: join(root, 'examples', 'allreduce.mjs') })).rejects.toThrow(/do not split evenly over 2 nodes/);
+  });
   const ompi = { OMPI_COMM_WORLD_SIZE: '2', OMPI_COMM_WORLD_RANK: '0' };
   it('takes TCP unless asked, when no MPI launcher started the job', () => {
     expect(chooseTransport(undefined, {})).toEqual({ transport: 'tcp' });

@@ -12,6 +12,8 @@ import { docsMarkers, matrixHeatMap, matrixMarkdown, replaceSection, runMatrix, 
 import { PEER_MPIS, peerBinary, type PeerMpi } from '../../bench/peer.js';
 import type { CollectiveKind } from '../../schedule/types.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
+import { findMpiLauncher } from '../../runtime/mpi-launch.js';
+import { parseTransport } from '../../transport/mpi/binding.js';
 
 const OPTIONS: OptionSpec[] = [
   { name: 'compare', type: 'string', repeat: true, description: 'MPI to run side by side: openmpi (default), mpich; repeatable' },
@@ -19,6 +21,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'collectives', type: 'string', description: 'collectives, comma-separated (default all nine)' },
   { name: 'sizes', type: 'string', description: 'message sizes in bytes, comma-separated (default 8,64,1024,4096,65536,1048576,4194304)' },
   { name: 'nodes', type: 'number', description: 'node processes per job (default 1); above 1 the ranks talk over TCP and the peer MPI is held to TCP' },
+  { name: 'transport', type: 'string', description: 'how our node processes talk with --nodes: tcp (default) | mpi (through the installed MPI, launched like the peer)' },
   { name: 'reps', type: 'number', description: 'repetitions, alternating the two sides (default 3)' },
   { name: 'iterations', alias: 'i', type: 'number', description: 'timed calls up to 16 KiB (default 1000, OSU; fewer above)' },
   { name: 'no-extras', type: 'boolean', description: 'skip the spot checks and the nonblocking / sub-communicator variants' },
@@ -70,6 +73,8 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
     checkIntRange('--reps', reps, 1, 100);
     const nodes = opt<number>(args, 'nodes') ?? 1;
     checkIntRange('--nodes', nodes, 1, 64);
+    const transport = parseTransport(opt<string>(args, 'transport') ?? 'tcp', '--transport');
+    if (transport === 'mpi') findMpiLauncher(); // fails early, naming the packages
     const tty = process.stderr.isTTY === true;
     const t0 = Date.now();
     run = await runMatrix(
@@ -84,6 +89,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
         extras: !opt<boolean>(args, 'no-extras'),
         idle: opt<number>(args, 'idle'),
         nodes,
+        ...(transport === 'mpi' ? { transport } : {}),
       },
       (p) => {
         const eta = p.done > 0 ? Math.round((((Date.now() - t0) / p.done) * (p.total - p.done)) / 1000) : undefined;
@@ -107,7 +113,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
   const md = matrixMarkdown(run, plot && docs ? relative(dirname(docs), plot) : undefined);
   console.log(md);
   if (docs) {
-    writeFileSync(docs, replaceSection(existsSync(docs) ? readFileSync(docs, 'utf8') : '# Benchmarks\n', md, docsMarkers(run.options.nodes)));
+    writeFileSync(docs, replaceSection(existsSync(docs) ? readFileSync(docs, 'utf8') : '# Benchmarks\n', md, docsMarkers(run.options.nodes, run.options.transport)));
     process.stderr.write(`updated ${docs}\n`);
   }
   for (const s of summarize(run)) process.stderr.write(`${s.ranks} ranks vs ${s.peer}: geometric mean ${s.geomean.toFixed(2)}×, max ${s.max.toFixed(2)}× over ${s.cells} cells\n`);

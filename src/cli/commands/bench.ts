@@ -10,6 +10,7 @@ import { ArgumentError, checkIntRange } from '../../core/errors.js';
 import { formatTable } from '../../core/table.js';
 import { benchPlot, benchTable, runBenchJob } from '../../bench/bench.js';
 import { EXECUTION_MODES, type ExecutionMode } from '../../runtime/communicator.js';
+import { parseTransport } from '../../transport/mpi/binding.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 import { benchMatrix } from './bench-matrix.js';
@@ -19,6 +20,7 @@ import type { BenchRecord } from '../../bench/bench-program.js';
 const OPTIONS: OptionSpec[] = [
   { name: 'np', alias: 'n', type: 'number', description: 'number of ranks (default 2)' },
   { name: 'nodes', type: 'number', description: 'node processes (default 1)' },
+  { name: 'transport', type: 'string', description: 'how node processes talk: tcp (default) | mpi (through the installed MPI, started by its mpirun; or COLL_TRANSPORT)' },
   { name: 'algorithm', alias: 'a', type: 'string', repeat: true, description: "algorithm to time (repeatable; 'auto' = automatic selection, the default)" },
   { name: 'all-algorithms', type: 'boolean', description: 'time every catalogue algorithm (and auto)' },
   { name: 'mode', type: 'string', repeat: true, description: "execution mode: host (default), offload, intermediate (repeatable; with offload modes --algorithm names the inter-node schedule)" },
@@ -57,6 +59,7 @@ export const benchCommand: Command = {
     }
     const ranks = opt<number>(args, 'np') ?? 2;
     const nodes = opt<number>(args, 'nodes') ?? 1;
+    const transport = parseTransport(opt<string>(args, 'transport') ?? process.env.COLL_TRANSPORT ?? 'tcp', '--transport');
     const minBytes = opt<number>(args, 'min-bytes') ?? 8;
     const maxBytes = opt<number>(args, 'max-bytes') ?? 1 << 20;
     const iterations = opt<number>(args, 'iterations') ?? 1000;
@@ -92,6 +95,7 @@ export const benchCommand: Command = {
         ranks,
         nodes,
         modes: modes.length > 0 ? (modes as ExecutionMode[]) : undefined,
+        ...(transport === 'mpi' ? { transport } : {}),
       },
       (p) => {
         const msg = `[${p.done}/${p.total}] ${collective} ${p.last}`;
@@ -103,7 +107,7 @@ export const benchCommand: Command = {
     for (const s of result.skipped) process.stderr.write(`skipped ${s.requested} at ${s.bytes} B: ${s.reason}\n`);
     if (json) for (const r of result.records) console.log(JSON.stringify(r));
     else {
-      console.log(`${collective}, ${ranks} rank(s) on ${nodes} node(s), ${datatype}${collective.includes('reduce') ? ` ${opt<string>(args, 'op') ?? 'sum'}` : ''}, ${opt(args, 'private') ? 'private' : 'shared'} buffers`);
+      console.log(`${collective}, ${ranks} rank(s) on ${nodes} node(s)${transport === 'mpi' ? ' (MPI transport)' : ''}, ${datatype}${collective.includes('reduce') ? ` ${opt<string>(args, 'op') ?? 'sum'}` : ''}, ${opt(args, 'private') ? 'private' : 'shared'} buffers`);
       console.log(benchTable(result.records));
     }
     for (const p of compare) {

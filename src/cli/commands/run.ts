@@ -5,6 +5,7 @@ import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
 import { parseStartupScheme } from '../../launch/startup/schemes.js';
 import { parseConnectionPolicy } from '../../transport/connections.js';
+import { parseTransport } from '../../transport/mpi/binding.js';
 import { defaultRingFile, readRingFile } from '../../launch/daemon/protocol.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -26,6 +27,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'ring', type: 'boolean', description: 'start the nodes through the daemon ring of coll ring up (its hosts and slots; every host starts in parallel)' },
   { name: 'ring-file', type: 'string', description: 'the ring to use (default COLL_RING_FILE or ~/.coll-ring.json); implies --ring' },
   { name: 'startup', type: 'string', description: "how node processes exchange endpoints: original | reassembly | bootstrap (seed 003 ch. 2; default reassembly, or COLL_STARTUP; counters in --report)" },
+  { name: 'transport', type: 'string', description: "how node processes talk: tcp (default) | mpi (started by the installed mpirun/mpiexec, frames through that MPI; or COLL_TRANSPORT=mpi)" },
   { name: 'connections', type: 'string', description: 'when pairs of nodes get a TCP connection: partial (default: the ±2^i peers at start, the rest on demand) | on-demand | static (seed 003 ch. 3; or COLL_CONNECTIONS); before it, datagrams' },
   { name: 'connection-threshold', type: 'number', description: 'on-demand and partial: connect a pair after more than this many messages (default 16, or COLL_CONNECTION_THRESHOLD)' },
   { name: 'connection-bytes', type: 'number', description: 'on-demand and partial: connect a pair after more than this many bytes too (default 65536, or COLL_CONNECTION_BYTES)' },
@@ -72,7 +74,9 @@ export const runCommand: Command = {
     const policy = opt<string>(args, 'connections');
     const threshold = opt<number>(args, 'connection-threshold');
     const byteThreshold = opt<number>(args, 'connection-bytes');
+    const transport = parseTransport(opt<string>(args, 'transport') ?? process.env.COLL_TRANSPORT ?? 'tcp', opt<string>(args, 'transport') !== undefined ? '--transport' : 'COLL_TRANSPORT');
     const r = await launch({
+      transport: transport === 'mpi' ? 'mpi' : 'tcp',
       ranks,
       nodes: opt<number>(args, 'nodes'),
       hosts,
