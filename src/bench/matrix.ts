@@ -321,7 +321,7 @@ export function matrixMarkdown(run: MatrixRun, plotPath?: string): string {
   const lines: string[] = [];
   lines.push(
     `Run ${run.started.replace('T', ' ').slice(0, 16)}–${run.finished.slice(11, 16)} UTC on ${run.machine}; load average ${run.loadBefore.map((l) => l.toFixed(2)).join(' ')} before, ${run.loadAfter.map((l) => l.toFixed(2)).join(' ')} after. ` +
-      `${o.reps} repetitions, alternating; medians; OSU iteration counts (${o.iterations} up to 16 KiB, ${Math.max(20, Math.floor(o.iterations / 20))} to 1 MiB, 20 above; warm-up a tenth); ${o.shared ? 'buffers from `comm.alloc`' : 'private buffers'}; float64 sum unless said; ${nodesText(o.nodes ?? 1, o.transport)}.`,
+      `${o.reps} repetition${o.reps === 1 ? '' : 's'}, alternating; medians; ${o.iterations === 1000 ? 'OSU iteration counts' : 'iteration counts'} (${o.iterations} up to 16 KiB, ${Math.max(20, Math.floor(o.iterations / 20))} to 1 MiB, 20 above; warm-up a tenth); ${o.shared ? 'buffers from `comm.alloc`' : 'private buffers'}; float64 sum unless said; ${nodesText(o.nodes ?? 1, o.transport)}.`,
     '',
     '| peer | ranks | cells | geometric mean | max | cells > 3× | max at ≥ 1 MiB |',
     '|---|---:|---:|---:|---:|---:|---:|',

@@ -4,6 +4,8 @@ import { peerAvailable, runPeer } from '../../src/bench/peer.js';
 import { runBenchJob } from '../../src/bench/bench.js';
 import { ArgumentError } from '../../src/core/errors.js';
 import { divergingColor } from '../../src/plot/svg.js';
+import { addonPath } from '../../src/transport/mpi/binding.js';
+import { existsSync } from 'node:fs';
 
 /** A synthetic run: ours = peer × factor(job, bytes), several repetitions with noise. */
 function syntheticRun(factor: (j: MatrixJob, bytes: number) => number): MatrixRun {
@@ -88,6 +90,13 @@ describe('benchmark matrix report', () => {
     expect(doc).toContain(`${DOCS_BEGIN}\nintra\n${DOCS_END}`);
     expect(doc).toContain(`${m.begin}\ninter 2\n${m.end}`);
     expect(doc).not.toContain('\ninter\n');
+    // Over the MPI transport: a third section, and the run says how our nodes talked.
+    const viaMpi: MatrixRun = { ...two, options: { ...two.options, transport: 'mpi' } };
+    expect(matrixMarkdown(viaMpi)).toContain('talking through the MPI transport');
+    expect(matrixHeatMap(viaMpi, 'openmpi')).toContain('2 nodes over the MPI transport');
+    expect(docsMarkers(2, 'mpi').begin).not.toBe(m.begin);
+    doc = replaceSection(doc, 'mpi', docsMarkers(2, 'mpi'));
+    expect(doc).toContain(`${m.begin}\ninter 2\n${m.end}`);
     expect(peerTcpOnly('openmpi')).toEqual(['--mca', 'btl', 'tcp,self']);
     expect(peerTcpOnly('mpich').join(' ')).toContain('MPIR_CVAR_NOLOCAL 1');
   });
@@ -112,6 +121,12 @@ describe('benchmark jobs', () => {
     expect(split.records).toHaveLength(1);
     expect(split.records[0]).toMatchObject({ communicator: 'split', ranks: 3, bytes: 64 });
     expect(split.records[0].avg_us).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!existsSync(addonPath('openmpi')) || !peerAvailable('openmpi'))('over the MPI transport: the job runs under mpirun, held to TCP like the peer', async () => {
+    const r = await runBenchJob({ collective: 'allreduce', algorithms: [null], minBytes: 1, maxBytes: 1, sizes: [8], iterations: 20, shared: true, datatype: 'float64', op: 'sum', ranks: 2, nodes: 2, transport: 'mpi', env: { COLL_MPIRUN_ARGS: peerTcpOnly('openmpi').join(' ') } });
+    expect(r.records.map((x) => [x.bytes, x.ranks, x.nodes])).toEqual([[8, 2, 2]]);
+    expect(r.records[0].avg_us).toBeGreaterThan(0);
   });
 
   it('the MPI side runs the same sizes when an MPI is installed, or says which packages to install', async () => {

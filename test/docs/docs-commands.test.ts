@@ -364,6 +364,11 @@ const NOT_RUN: Record<string, NotRun> = {
     why: 'needs Open MPI; the matrix across 2 node processes, 3 repetitions alternating with it: minutes',
     coveredBy: ['test/bench/matrix.test.ts (across nodes: its own docs section, the peer MPI held to TCP)'],
   },
+  'bench matrix --nodes 2 --ranks 2,4 --collectives allreduce,bcast,allgather,barrier --sizes 8,65536,1048576 --transport mpi --docs docs/benchmarks.md': {
+    doc: 'benchmarks.md',
+    why: 'needs Open MPI and the MPI binding; both sides under mpirun, 3 repetitions alternating: a minute or two',
+    coveredBy: ['test/bench/matrix.test.ts (over the MPI transport: a job under mpirun, its own docs section)', 'test/transport/mpi-transport.test.ts'],
+  },
   'bench allreduce -n 2 --all-algorithms --min-bytes 8 --max-bytes 8MiB --plot allreduce.svg': {
     doc: 'benchmarks.md',
     why: 'docs/benchmarks.md is being revised elsewhere: listed until it settles (the command takes about 3 s; then move it to RUN)',

@@ -104,7 +104,15 @@ export const benchCommand: Command = {
       (line) => process.stderr.write(`${line}\n`),
     );
     if (tty) process.stderr.write('\r\x1b[K');
-    for (const s of result.skipped) process.stderr.write(`skipped ${s.requested} at ${s.bytes} B: ${s.reason}\n`);
+    // One line per algorithm and reason, with the sizes it applies to (not one per size).
+    const skips = new Map<string, { requested: string; reason: string; sizes: number[] }>();
+    for (const s of result.skipped) {
+      const key = `${s.requested}\n${s.reason}`;
+      const k = skips.get(key) ?? { requested: s.requested, reason: s.reason, sizes: [] };
+      k.sizes.push(s.bytes);
+      skips.set(key, k);
+    }
+    for (const k of skips.values()) process.stderr.write(`skipped ${k.requested} at ${k.sizes.length === 1 ? `${k.sizes[0]} B` : `${k.sizes.length} sizes (${k.sizes[0]}–${k.sizes[k.sizes.length - 1]} B)`}: ${k.reason}\n`);
     if (json) for (const r of result.records) console.log(JSON.stringify(r));
     else {
       console.log(`${collective}, ${ranks} rank(s) on ${nodes} node(s)${transport === 'mpi' ? ' (MPI transport)' : ''}, ${datatype}${collective.includes('reduce') ? ` ${opt<string>(args, 'op') ?? 'sum'}` : ''}, ${opt(args, 'private') ? 'private' : 'shared'} buffers`);
