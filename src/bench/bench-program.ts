@@ -8,7 +8,8 @@
  * measurement (`SKIP {json}` when the algorithm's restrictions fail at that size),
  * preceded by `PLAN {json}` with the number of measurements.
  *
- * Argument: the JSON of a BenchConfig.
+ * The rank program itself is bench-main.ts (argument: the JSON of a BenchConfig); this
+ * module only defines, so that importing its helpers never starts a benchmark.
  */
 import { listAlgorithms } from '../algorithms/registry.js';
 import { datatype as lookupDatatype, type DatatypeName } from '../core/datatypes.js';
@@ -16,7 +17,6 @@ import { RestrictionError } from '../core/errors.js';
 import { ioCounts, type ParamValue } from '../schedule/context.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import type { Communicator, ExecutionMode, ReduceOptions } from '../runtime/communicator.js';
-import { init } from '../runtime/init.js';
 
 export interface BenchConfig {
   readonly collective: CollectiveKind;
@@ -201,7 +201,8 @@ export function runBench(world: Communicator, c: BenchConfig): void {
   if (c.cases) return runCases(world, c, c.cases);
   const comm = benchComm(world, c.communicator);
   const t = lookupDatatype(c.datatype);
-  const algorithms = c.algorithms === 'all' ? [null, ...listAlgorithms(c.collective).map((a) => a.name)] : c.algorithms;
+  // Over the MPI transport, 'all' includes MPI's own collective (the runtime paths are named, not listed).
+  const algorithms = c.algorithms === 'all' ? [null, ...listAlgorithms(c.collective).map((a) => a.name), ...(world.transport === 'mpi' ? ['mpi'] : [])] : c.algorithms;
   const sizes = sizesFor(c);
   const print = (kind: string, o: object): void => {
     if (world.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
@@ -338,8 +339,3 @@ function round(v: number): number {
   return Math.round(v * 1000) / 1000;
 }
 
-// Run when started as a rank program (not when imported for its types and helpers).
-const arg = process.argv[2];
-if (arg !== undefined && arg.startsWith('{') && process.env.COLL_RANK !== undefined) {
-  runBench(init(), JSON.parse(arg) as BenchConfig);
-}

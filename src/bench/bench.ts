@@ -1,5 +1,5 @@
 /**
- * Benchmark driver: launches bench-program.ts as a job and collects its records
+ * Benchmark driver: launches bench-main.ts (bench-program.ts) as a job and collects its records
  * (used by `coll bench`), plus the table and latency-vs-size plot renderers.
  */
 import { fileURLToPath } from 'node:url';
@@ -45,7 +45,7 @@ export function benchArenaMb(job: Pick<BenchJob, 'ranks' | 'nodes'> & BenchConfi
 
 export async function runBenchJob(job: BenchJob, onProgress?: (p: BenchProgress) => void, onOutput?: (line: string) => void): Promise<BenchResult> {
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  const program = fileURLToPath(new URL(`./bench-program.${ext}`, import.meta.url));
+  const program = fileURLToPath(new URL(`./bench-main.${ext}`, import.meta.url));
   const config: BenchConfig = {
     collective: job.collective,
     algorithms: job.algorithms,
