@@ -564,6 +564,185 @@ static napi_value Counters(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* ---- MPI's own collectives, called from rank threads ({ algorithm: 'mpi' }) ----
+   A communicator of ours is mirrored by an MPI communicator over the same processes
+   in the same order (MPI_Comm_create_group: collective over its members only); a call
+   starts MPI's nonblocking collective and the rank's wait loop tests it, so the
+   library's timeouts and progress stay in charge. Tables guarded by one mutex. */
+
+#define MAX_COMMS 4096
+#define MAX_REQS 4096
+static MPI_Comm comms[MAX_COMMS];
+static int comm_used[MAX_COMMS];
+static MPI_Request reqs[MAX_REQS];
+static int req_used[MAX_REQS];
+static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static MPI_Datatype mpi_type(int t) {
+  switch (t) {
+    case 0: return MPI_INT8_T;
+    case 1: return MPI_INT16_T;
+    case 2: return MPI_INT32_T;
+    case 3: return MPI_INT64_T;
+    case 4: return MPI_UINT8_T;
+    case 5: return MPI_UINT16_T;
+    case 6: return MPI_UINT32_T;
+    case 7: return MPI_UINT64_T;
+    case 8: return MPI_FLOAT;
+    case 9: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+static MPI_Op mpi_op(int o) {
+  switch (o) {
+    case 0: return MPI_SUM;
+    case 1: return MPI_PROD;
+    case 2: return MPI_MIN;
+    case 3: return MPI_MAX;
+    case 4: return MPI_LAND;
+    case 5: return MPI_LOR;
+    case 6: return MPI_LXOR;
+    case 7: return MPI_BAND;
+    case 8: return MPI_BOR;
+    case 9: return MPI_BXOR;
+    default: return MPI_OP_NULL;
+  }
+}
+
+static int take_slot(int *used, int n) {
+  pthread_mutex_lock(&table_mu);
+  int i = 0;
+  while (i < n && used[i]) i++;
+  if (i < n) used[i] = 1;
+  pthread_mutex_unlock(&table_mu);
+  return i < n ? i : -1;
+}
+
+/* commCreate(worldRanks: Int32Array, tag): handle of an MPI communicator over those processes, in that order */
+static napi_value CommCreate(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  napi_typedarray_type type;
+  size_t len, off;
+  void *data;
+  napi_value ab;
+  int32_t tag;
+  if (napi_get_typedarray_info(env, argv[0], &type, &len, &data, &ab, &off) != napi_ok || type != napi_int32_array || napi_get_value_int32(env, argv[1], &tag) != napi_ok) {
+    napi_throw_type_error(env, NULL, "coll_mpi.commCreate(worldRanks: Int32Array, tag: number)");
+    return NULL;
+  }
+  int h = take_slot(comm_used, MAX_COMMS);
+  if (h < 0) {
+    napi_throw_error(env, NULL, "coll_mpi: too many MPI communicators (free some communicators)");
+    return NULL;
+  }
+  MPI_Group world, group;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, (int)len, (int *)data, &group);
+  int rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, tag, &comms[h]);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  if (rc != MPI_SUCCESS) {
+    comm_used[h] = 0;
+    napi_throw_error(env, NULL, "coll_mpi: MPI_Comm_create_group failed");
+    return NULL;
+  }
+  napi_value r;
+  CHECK(napi_create_int32(env, h, &r));
+  return r;
+}
+
+static napi_value CommFree(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t h;
+  if (napi_get_value_int32(env, argv[0], &h) != napi_ok || h < 0 || h >= MAX_COMMS || !comm_used[h]) return NULL;
+  MPI_Comm_free(&comms[h]);
+  pthread_mutex_lock(&table_mu);
+  comm_used[h] = 0;
+  pthread_mutex_unlock(&table_mu);
+  return NULL;
+}
+
+/* start(kind, comm, send: Uint8Array, recv: Uint8Array, count, type, op, root): request handle.
+   kind: 0 barrier, 1 bcast (recv), 2 reduce, 3 allreduce, 4 allgather, 5 reduce_scatter,
+   6 gather, 7 scatter, 8 alltoall, 9 scan, 10 exscan; count: elements per rank's block.
+   The buffers must stay untouched until test() says done; they must not overlap. */
+static napi_value Start(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t kind, h, count, t, o, root;
+  void *send, *recv;
+  size_t sl, rl;
+  if (argc < 8 || napi_get_value_int32(env, argv[0], &kind) != napi_ok || napi_get_value_int32(env, argv[1], &h) != napi_ok || !get_bytes(env, argv[2], &send, &sl) ||
+      !get_bytes(env, argv[3], &recv, &rl) || napi_get_value_int32(env, argv[4], &count) != napi_ok || napi_get_value_int32(env, argv[5], &t) != napi_ok ||
+      napi_get_value_int32(env, argv[6], &o) != napi_ok || napi_get_value_int32(env, argv[7], &root) != napi_ok || h < 0 || h >= MAX_COMMS || !comm_used[h]) {
+    napi_throw_type_error(env, NULL, "coll_mpi.start(kind, comm, send, recv, count, type, op, root)");
+    return NULL;
+  }
+  int r = take_slot(req_used, MAX_REQS);
+  if (r < 0) {
+    napi_throw_error(env, NULL, "coll_mpi: too many MPI collectives in flight");
+    return NULL;
+  }
+  MPI_Comm c = comms[h];
+  MPI_Datatype dt = mpi_type(t);
+  MPI_Op op = mpi_op(o);
+  MPI_Request *q = &reqs[r];
+  int rc;
+  switch (kind) {
+    case 0: rc = MPI_Ibarrier(c, q); break;
+    case 1: rc = MPI_Ibcast(recv, count, dt, root, c, q); break;
+    case 2: rc = MPI_Ireduce(send, recv, count, dt, op, root, c, q); break;
+    case 3: rc = MPI_Iallreduce(send, recv, count, dt, op, c, q); break;
+    case 4: rc = MPI_Iallgather(send, count, dt, recv, count, dt, c, q); break;
+    case 5: rc = MPI_Ireduce_scatter_block(send, recv, count, dt, op, c, q); break;
+    case 6: rc = MPI_Igather(send, count, dt, recv, count, dt, root, c, q); break;
+    case 7: rc = MPI_Iscatter(send, count, dt, recv, count, dt, root, c, q); break;
+    case 8: rc = MPI_Ialltoall(send, count, dt, recv, count, dt, c, q); break;
+    case 9: rc = MPI_Iscan(send, recv, count, dt, op, c, q); break;
+    case 10: rc = MPI_Iexscan(send, recv, count, dt, op, c, q); break;
+    default: rc = MPI_ERR_OTHER;
+  }
+  if (rc != MPI_SUCCESS) {
+    pthread_mutex_lock(&table_mu);
+    req_used[r] = 0;
+    pthread_mutex_unlock(&table_mu);
+    napi_throw_error(env, NULL, "coll_mpi: the MPI collective could not start");
+    return NULL;
+  }
+  napi_value out;
+  CHECK(napi_create_int32(env, r, &out));
+  return out;
+}
+
+/* test(request): true once the collective is complete (the handle is then free) */
+static napi_value Test(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t r;
+  if (napi_get_value_int32(env, argv[0], &r) != napi_ok || r < 0 || r >= MAX_REQS || !req_used[r]) {
+    napi_throw_type_error(env, NULL, "coll_mpi.test(request): not a request in flight");
+    return NULL;
+  }
+  int flag = 0;
+  MPI_Status st;
+  MPI_Test(&reqs[r], &flag, &st);
+  if (flag) {
+    pthread_mutex_lock(&table_mu);
+    req_used[r] = 0;
+    pthread_mutex_unlock(&table_mu);
+  }
+  napi_value out;
+  CHECK(napi_get_boolean(env, flag != 0, &out));
+  return out;
+}
+
 NAPI_MODULE_INIT() {
   static const struct {
     const char *name;
@@ -582,6 +761,10 @@ NAPI_MODULE_INIT() {
       {"ref", Ref},
       {"unref", Unref},
       {"counters", Counters},
+      {"commCreate", CommCreate},
+      {"commFree", CommFree},
+      {"start", Start},
+      {"test", Test},
   };
   for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
     napi_value f;

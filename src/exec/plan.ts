@@ -22,6 +22,7 @@ import { binomialBcast, REPRODUCIBLE } from './builtin.js';
 import { compileSchedule, type CompiledSchedule } from './compiled.js';
 import { RANK_CONSISTENT_ALLREDUCE, selectAlgorithm } from './selection.js';
 import { callSignature, type CallSignature } from './call-signature.js';
+import { mpiCallUnsupported } from '../transport/mpi/collectives.js';
 
 export interface Phase {
   readonly compiled: CompiledSchedule;
@@ -34,6 +35,8 @@ export interface Phase {
 
 export interface Plan {
   readonly shm: boolean;
+  /** MPI's own collective through the MPI transport (`{ algorithm: 'mpi' }`; transport/mpi/collectives.ts). */
+  readonly mpi?: boolean;
   /**
    * The flat path's direct mode (runtime/shm-direct.ts): blocks that do not fit a slot,
    * moved between the users' buffers in place. `phases` then hold the schedule run
@@ -69,6 +72,8 @@ export interface PlanTarget {
   readonly shmLimit: number;
   /** Largest block (count × element size) the flat path takes (default: the slot size). */
   readonly shmBlockLimit?: number;
+  /** Why MPI's own collectives cannot run on this communicator; undefined: they can (MPI transport, one rank per process). */
+  readonly mpiWhyNot?: string;
 }
 
 export function planKey(c: CallShape): string {
@@ -92,6 +97,12 @@ export const SHM_DIRECT = 'shm_direct';
 export const SHM_DIRECT_DESCRIPTION =
   'runtime path, not a schedule: every rank publishes where its buffers are in the node arena and copies (or folds, in rank order, one chunk per rank) straight between the users\' buffers, one copy in all; ' +
   'the automatic choice on one node for blocks that do not fit the flat path\'s slots. Requires a communicator on one node; buffers outside the arena are staged through it.';
+
+/** MPI's own collectives, nameable as `{ algorithm: 'mpi' }` for every collective on the MPI transport. */
+export const MPI_ALGORITHM = 'mpi';
+export const MPI_ALGORITHM_DESCRIPTION =
+  "the MPI library's own collective (MPI_Iallreduce, MPI_Ibcast, …) on a communicator mirroring this one, called by the rank thread: to compare this library's algorithms with the MPI it runs on. " +
+  'Requires the MPI transport (a job started by mpirun/mpiexec, or coll run --transport mpi) with one rank per MPI process, a scalar datatype and one of MPI\'s predefined operators.';
 
 /** Collectives with a flat path (scan and exscan run schedules). */
 export function hasFlat(kind: CollectiveKind): boolean {
@@ -119,6 +130,15 @@ export function makePlan(t: PlanTarget, c: CallShape): Plan {
       );
     }
     return directPlan(t, c, kernel);
+  }
+  if (named(MPI_ALGORITHM)) {
+    const why = t.mpiWhyNot === undefined ? mpiCallUnsupported(c.type, c.op) : t.mpiWhyNot;
+    if (why !== undefined) throw new RestrictionError(MPI_ALGORITHM, 'the MPI transport with one rank per MPI process, a scalar datatype and a predefined operator', why, 'drop { algorithm } to let the library choose');
+    if (c.reproducible && isReduction(c.kind)) {
+      throw new ArgumentError("reproducible mode fixes the reduction order, so it cannot run MPI's own reduction", 'drop { algorithm } or turn reproducible mode off for this call ({ reproducible: false })');
+    }
+    const algorithm = `${c.kind}/${MPI_ALGORITHM}`;
+    return { shm: false, mpi: true, direct: false, phases: [], kernel, algorithm, sig: callSignature(c.kind, c.count, c.type, c.op, c.root, algorithm) };
   }
   if (named(SHM_FLAT)) {
     // Named: a rank-order fold like reproducible mode, so it is allowed there too.

@@ -15,6 +15,11 @@ export interface Task {
   advance(): void;
   /** Communicator ranks whose messages or consumption this task still waits for. */
   waitingFor(): number[];
+  /**
+   * Progress comes only from polling (a library that moves data only when called, like
+   * MPI): nothing rings the doorbell when the task can move, so a waiter parks briefly.
+   */
+  readonly pollOnly?: boolean;
 }
 
 /** Runs tasks one after another; each is created when the previous one has completed. */

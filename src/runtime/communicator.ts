@@ -38,6 +38,7 @@ import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
 import { OpsTask, OpTask, ProbeTask, Sequence, type Task } from '../exec/task.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
+import { MpiTask } from './mpi-task.js';
 import { ABORT_KEY, bigSlotBytes, launchedSpec, SHM_BLOCK_LIMIT, SHM_SLOT_BYTES } from '../exec/config.js';
 import { parentPort } from 'node:worker_threads';
 import { checkOffloadable, commNodes, makeNodePlan, offloadRestriction, type CommNodes, type NodePlan } from '../offload/engine/node-plan.js';
@@ -268,6 +269,10 @@ export class Communicator {
   readonly localRank: number;
   /** Number of the communicator's ranks on this rank's node. */
   readonly localSize: number;
+  /** How the job's node processes talk: 'tcp', or 'mpi' (the MPI transport: `{ algorithm: 'mpi' }` runs MPI's own collectives where each rank is an MPI process). */
+  get transport(): 'tcp' | 'mpi' {
+    return this.rt.spec.job.transport ?? 'tcp';
+  }
   /** Context id: separates this communicator's messages from every other's. */
   readonly context: number;
   /** Node layout of the communicator's ranks (what node-aware algorithms see). */
@@ -1041,6 +1046,7 @@ export class Communicator {
       }
     }
     this.live = [];
+    this.rt.freeMpiComm(this.context);
     this.nodeComm?.free();
     this.nodeComm = undefined;
     // Fan-in to rank 0 and back out, point to point: after it no rank touches the
@@ -1152,7 +1158,7 @@ export class Communicator {
     const key = planKey(shape);
     let plan = this.plans.get(key);
     if (!plan) {
-      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0, shmBlockLimit: this.shm?.blockLimit ?? 0 }, shape);
+      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0, shmBlockLimit: this.shm?.blockLimit ?? 0, mpiWhyNot: this.rt.mpiWhyNot }, shape);
       const simd = this.rt.simd;
       if (simd && plan.kernel && shape.op?.name === 'sum') plan = { ...plan, kernel: simd.arenaSum(shape.type, plan.kernel) };
       if (this.plans.size >= MAX_PLANS) {
@@ -1214,6 +1220,15 @@ export class Communicator {
     // on its path (plan phases, offloaded or not), which mismatching ranks disagree on.
     if (debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
+    if (plan.mpi) {
+      const mpi = this.rt.mpiCollectives();
+      const task = new MpiTask(mpi, mpi.comm(this.context, [...this.worldOf]), kind, send, recv, count, type, op, root, this.rank);
+      if (blocking) {
+        this.rt.engine.run(task, info);
+        return result();
+      }
+      return this.track(new Request(this.rt.engine, task, info, result));
+    }
     if (plan.shm) {
       const shm = this.shm as ShmCollectives;
       if (blocking) {

@@ -25,6 +25,8 @@ import type { Task } from '../exec/task.js';
 
 /** Longest single park, so deadlines and the abort flag are rechecked. */
 const PARK_MS = 50;
+/** Park of a waiter whose task only moves when polled (Task.pollOnly): nothing wakes it earlier. */
+const POLL_ONLY_PARK_MS = 1;
 /** Polls between clock reads while spinning (and the minimum before parking). */
 export const SPIN_CHECK = 64;
 /** Tight polls before a flat shared-memory wait starts timing (a few µs). */
@@ -205,7 +207,7 @@ export class Engine {
       const now = performance.now();
       if (waitStart === 0) waitStart = now;
       this.check(task, info, now, waitStart);
-      this.park(Math.min(info.deadline - now, PARK_MS), task);
+      this.park(Math.min(info.deadline - now, task.pollOnly ? POLL_ONLY_PARK_MS : PARK_MS), task);
     }
     if (spinUs === undefined) this.spinOutcome(parked, start);
     if (task.error) throw task.error;

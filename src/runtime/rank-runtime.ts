@@ -22,6 +22,8 @@ import { ArenaSimd, arenaMemory } from '../exec/simd.js';
 import { noiseFromEnv, type NoiseInjector } from './noise.js';
 import type { OffloadClient } from './offload-client.js';
 import { DEFAULT_CONNECTIONS } from '../transport/connections.js';
+import { MpiCollectives } from '../transport/mpi/collectives.js';
+import type { MpiFlavour } from '../transport/mpi/binding.js';
 
 export const DEFAULT_RING_BYTES = 256 * 1024;
 export const DEFAULT_FLAGS = 1024;
@@ -55,6 +57,9 @@ export class RankRuntime {
   readonly noise: NoiseInjector | undefined;
   /** Which path this rank's collective calls took (the job report's `paths`). */
   readonly paths: PathCounterLine;
+  /** Why MPI's own collectives ({ algorithm: 'mpi' }) cannot run in this job; undefined: they can. */
+  readonly mpiWhyNot: string | undefined;
+  private mpiColl: MpiCollectives | undefined;
 
   constructor(spec: RankSpec) {
     this.spec = spec;
@@ -87,6 +92,23 @@ export class RankRuntime {
     // One slice per rank and one for the engine (the proxy forwards from their memory and allocates none).
     const slice = arenaSlice(this.arena.byteLength - spec.arenaReserved, nl.arenaSlices, spec.localRank);
     this.allocator = new ArenaAllocator(this.arena, spec.arenaReserved + slice.start, slice.bytes);
+    this.mpiWhyNot =
+      job.transport !== 'mpi' || job.mpiFlavour === undefined
+        ? 'this job does not run on the MPI transport (start it with mpirun/mpiexec where the MPI binding is built, or coll run --transport mpi)'
+        : job.size !== job.nodeCount
+          ? `this job runs ${job.size} ranks in ${job.nodeCount} MPI processes: MPI's collectives need one rank per process (mpirun -np N node prog.js, or coll run --transport mpi with -n equal to --nodes)`
+          : undefined;
+  }
+
+  /** MPI's collectives in this thread (loaded on first use; only where mpiWhyNot is undefined). */
+  mpiCollectives(): MpiCollectives {
+    this.mpiColl ??= new MpiCollectives(this.spec.job.mpiFlavour as MpiFlavour);
+    return this.mpiColl;
+  }
+
+  /** The MPI mirror of a communicator being freed, if it has one. */
+  freeMpiComm(context: number): void {
+    this.mpiColl?.free(context);
   }
 
   /** Bytes of scratch: from the arena when it has room (zero-copy sends), else private memory. */

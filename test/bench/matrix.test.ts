@@ -97,6 +97,10 @@ describe('benchmark matrix report', () => {
     expect(docsMarkers(2, 'mpi').begin).not.toBe(m.begin);
     doc = replaceSection(doc, 'mpi', docsMarkers(2, 'mpi'));
     expect(doc).toContain(`${m.begin}\ninter 2\n${m.end}`);
+    // Our side's algorithm named (MPI's own collectives): yet another section, and the run says so.
+    const named: MatrixRun = { ...viaMpi, options: { ...viaMpi.options, algorithm: 'mpi' } };
+    expect(matrixMarkdown(named)).toContain("our side runs `{ algorithm: 'mpi' }`");
+    expect(docsMarkers(2, 'mpi', 'mpi').begin).toContain('bench-matrix-nodes-mpi-algorithm-mpi:begin');
     expect(peerTcpOnly('openmpi')).toEqual(['--mca', 'btl', 'tcp,self']);
     expect(peerTcpOnly('mpich').join(' ')).toContain('MPIR_CVAR_NOLOCAL 1');
   });
@@ -110,6 +114,7 @@ describe('benchmark matrix report', () => {
 });
 
 describe('benchmark jobs', () => {
+
   it('times exact sizes, nonblocking calls and a reversed split communicator', async () => {
     const base = { collective: 'allreduce' as const, algorithms: [null], minBytes: 1, maxBytes: 1, sizes: [8, 4096], iterations: 20, shared: true, datatype: 'float64' as const, op: 'sum', ranks: 3, nodes: 1 };
     const nb = await runBenchJob({ ...base, nonblocking: true });

@@ -14,7 +14,8 @@ describe('coll algorithms', () => {
     const catalogue = listAlgorithms().map((a) => `${a.collective}/${a.name}`);
     const flat = COLLECTIVES.filter((c) => c !== 'scan' && c !== 'exscan').map((c) => `${c}/shm_flat`);
     const direct = COLLECTIVES.filter((c) => c !== 'barrier' && c !== 'scan' && c !== 'exscan').map((c) => `${c}/shm_direct`);
-    expect([...list.map((a) => a.id)].sort()).toEqual([...catalogue, ...flat, ...direct].sort());
+    const mpi = COLLECTIVES.map((c) => `${c}/mpi`);
+    expect([...list.map((a) => a.id)].sort()).toEqual([...catalogue, ...flat, ...direct, ...mpi].sort());
     for (const a of list) {
       expect(a.cost.length).toBeGreaterThan(0);
       expect(Array.isArray(a.restrictions)).toBe(true);

@@ -83,6 +83,18 @@ describe('selectAlgorithm', () => {
   });
 });
 
+describe("makePlan: MPI's own collectives ({ algorithm: 'mpi' })", () => {
+  const shape = { kind: 'allreduce' as const, count: 4, type: datatype('float64'), op: op('sum'), root: 0, algorithm: 'mpi', params: undefined, reproducible: false, blocking: true, topology: undefined };
+  const target = (mpiWhyNot?: string) => ({ rank: 0, size: 4, topology: flatTopology(4), shmLimit: 0, mpiWhyNot });
+  it('plans them where the target says MPI can run, refusing what MPI has no datatype or operator for', () => {
+    expect(makePlan(target(), shape)).toMatchObject({ mpi: true, algorithm: 'allreduce/mpi', phases: [] });
+    expect(makePlan(target(), { ...shape, kind: 'alltoall', op: undefined, algorithm: 'alltoall/mpi' }).mpi).toBe(true);
+    expect(() => makePlan(target('this job does not run on the MPI transport'), shape)).toThrow(/does not run on the MPI transport/);
+    expect(() => makePlan(target(), { ...shape, type: datatype('float64_int32'), op: op('minloc') })).toThrow(/no predefined datatype/);
+    expect(() => makePlan(target(), { ...shape, reproducible: true })).toThrow(/reproducible mode/);
+  });
+});
+
 describe('makePlan', () => {
   const target = (size: number, shm: boolean, slot = 4096) => ({ rank: 0, size, topology: flatTopology(size), shmLimit: shm ? slot : 0 });
   const shape = { kind: 'allreduce' as const, count: 4, type: datatype('float64'), op: op('sum'), root: 0, algorithm: undefined, params: undefined, reproducible: false, blocking: true, topology: undefined };

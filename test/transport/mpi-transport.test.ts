@@ -65,6 +65,12 @@ for (const l of LAUNCHERS) {
       expectPassed(run(cmd, env), 3);
     });
 
+    it("{ algorithm: 'mpi' }: MPI's own collectives for every collective, blocking and not, on the world and a reversed split, against the reference", () => {
+      const program = fileURLToPath(new URL('./programs/mpi-algorithm.ts', import.meta.url));
+      const cmd = l.flavour === 'mpich' ? [l.bin, ...l.np(3), '-env', 'COLL_TRANSPORT', 'mpi', ...node, program] : [l.bin, ...l.np(3), ...node, program];
+      expectPassed(run(cmd, { COLL_TRANSPORT: 'mpi' }), 3);
+    });
+
     it('coll run --transport mpi: started by the MPI launcher, output, exit code and a job report with the MPI traffic', () => {
       const report = join(mkdtempSync(join(tmpdir(), 'coll-mpi-')), 'report.json');
       const r = spawnSync(node[0], [...node.slice(1), 'src/cli/bin.ts', 'run', '-n', '4', '--nodes', '2', '--transport', 'mpi', '--report', report, 'examples/allreduce.mjs'], {

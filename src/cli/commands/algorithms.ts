@@ -2,7 +2,7 @@
 import { ArgumentError } from '../../core/errors.js';
 import { isCollective, listAlgorithms } from '../../algorithms/registry.js';
 import { COLLECTIVES, type CollectiveKind } from '../../schedule/types.js';
-import { hasDirect, hasFlat, SHM_DIRECT, SHM_DIRECT_DESCRIPTION, SHM_FLAT, SHM_FLAT_DESCRIPTION } from '../../exec/plan.js';
+import { hasDirect, hasFlat, MPI_ALGORITHM, MPI_ALGORITHM_DESCRIPTION, SHM_DIRECT, SHM_DIRECT_DESCRIPTION, SHM_FLAT, SHM_FLAT_DESCRIPTION } from '../../exec/plan.js';
 import { algorithmId, type AlgorithmSpec } from '../../algorithms/types.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
@@ -70,6 +70,14 @@ function runtimePaths(collective: CollectiveKind): RuntimePath[] {
       ),
     );
   }
+  const mpi = path(
+    MPI_ALGORITHM,
+    MPI_ALGORITHM_DESCRIPTION,
+    'mpi-task.ts',
+    { id: 'mpi-transport', description: 'the MPI transport with one rank per MPI process; a scalar datatype and a predefined MPI operator' },
+    "the MPI library's own algorithm and cost model",
+  );
+  out.push({ ...mpi, source: 'the MPI library (src/transport/mpi/collectives.ts)' });
   return out;
 }
 
@@ -106,7 +114,7 @@ export const algorithmsCommand: Command = {
       console.log(`      params: ${params}   order-preserving: ${a.orderPreserving ? 'yes' : 'no'}   source: ${a.source}`);
     }
     const runtime = list.filter((a) => 'runtimePath' in a).length;
-    console.log(`\n${list.length} algorithms (${runtime} of them the runtime's shm_flat path and its shm_direct mode, named as { algorithm: 'shm_flat' } and { algorithm: 'shm_direct' })`);
+    console.log(`\n${list.length} algorithms (${runtime} of them runtime paths: the shm_flat path and its shm_direct mode, and MPI's own collectives on the MPI transport, named as { algorithm: 'shm_flat' }, { algorithm: 'shm_direct' } and { algorithm: 'mpi' })`);
     return 0;
   },
 };

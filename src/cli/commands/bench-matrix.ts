@@ -22,6 +22,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'sizes', type: 'string', description: 'message sizes in bytes, comma-separated (default 8,64,1024,4096,65536,1048576,4194304)' },
   { name: 'nodes', type: 'number', description: 'node processes per job (default 1); above 1 the ranks talk over TCP and the peer MPI is held to TCP' },
   { name: 'transport', type: 'string', description: 'how our node processes talk with --nodes: tcp (default) | mpi (through the installed MPI, launched like the peer)' },
+  { name: 'algorithm', type: 'string', description: "the algorithm our side runs (default: automatic selection); 'mpi' with --transport mpi: MPI's own collectives" },
   { name: 'reps', type: 'number', description: 'repetitions, alternating the two sides (default 3)' },
   { name: 'iterations', alias: 'i', type: 'number', description: 'timed calls up to 16 KiB (default 1000, OSU; fewer above)' },
   { name: 'no-extras', type: 'boolean', description: 'skip the spot checks and the nonblocking / sub-communicator variants' },
@@ -90,6 +91,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
         idle: opt<number>(args, 'idle'),
         nodes,
         ...(transport === 'mpi' ? { transport } : {}),
+        ...(opt<string>(args, 'algorithm') !== undefined ? { algorithm: opt<string>(args, 'algorithm') } : {}),
       },
       (p) => {
         const eta = p.done > 0 ? Math.round((((Date.now() - t0) / p.done) * (p.total - p.done)) / 1000) : undefined;
@@ -113,7 +115,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
   const md = matrixMarkdown(run, plot && docs ? relative(dirname(docs), plot) : undefined);
   console.log(md);
   if (docs) {
-    writeFileSync(docs, replaceSection(existsSync(docs) ? readFileSync(docs, 'utf8') : '# Benchmarks\n', md, docsMarkers(run.options.nodes, run.options.transport)));
+    writeFileSync(docs, replaceSection(existsSync(docs) ? readFileSync(docs, 'utf8') : '# Benchmarks\n', md, docsMarkers(run.options.nodes, run.options.transport, run.options.algorithm)));
     process.stderr.write(`updated ${docs}\n`);
   }
   for (const s of summarize(run)) process.stderr.write(`${s.ranks} ranks vs ${s.peer}: geometric mean ${s.geomean.toFixed(2)}×, max ${s.max.toFixed(2)}× over ${s.cells} cells\n`);

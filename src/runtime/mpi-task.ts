@@ -1,0 +1,59 @@
+/**
+ * One call of MPI's own collective ({ algorithm: 'mpi' }) as a task of the rank's
+ * engine: start() posts the MPI nonblocking collective, advance() tests it. MPI moves
+ * its data only while someone calls into it, so the engine parks briefly while it waits
+ * (pollOnly). The input is copied first when it overlaps the output (MPI forbids
+ * aliased buffers); exscan leaves rank 0's buffer as it was, as the other paths do.
+ */
+import type { Datatype } from '../core/datatypes.js';
+import type { Op } from '../core/ops.js';
+import { overlaps } from '../exec/buffers.js';
+import type { Task } from '../exec/task.js';
+import type { CollectiveKind } from '../schedule/types.js';
+import type { MpiCollectives } from '../transport/mpi/collectives.js';
+
+export class MpiTask implements Task {
+  done = false;
+  error: Error | undefined = undefined;
+  readonly pollOnly = true;
+  private request = -1;
+  private readonly keep: Uint8Array | undefined;
+
+  constructor(
+    private readonly mpi: MpiCollectives,
+    private readonly comm: number,
+    private readonly kind: CollectiveKind,
+    private send: Uint8Array,
+    private readonly recv: Uint8Array,
+    private readonly count: number,
+    private readonly type: Datatype,
+    private readonly op: Op | undefined,
+    private readonly root: number,
+    rank: number,
+  ) {
+    if (send.byteLength > 0 && recv.byteLength > 0 && overlaps(send, recv)) this.send = send.slice();
+    this.keep = kind === 'exscan' && rank === 0 ? recv.slice() : undefined;
+  }
+
+  start(): void {
+    try {
+      this.request = this.mpi.start(this.kind, this.comm, this.send, this.recv, this.count, this.type, this.op, this.root);
+    } catch (e) {
+      this.error = e as Error;
+      this.done = true;
+      return;
+    }
+    this.advance();
+  }
+
+  advance(): void {
+    if (this.done || this.request < 0) return;
+    if (!this.mpi.test(this.request)) return;
+    if (this.keep) this.recv.set(this.keep);
+    this.done = true;
+  }
+
+  waitingFor(): number[] {
+    return [];
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * MPI's own collectives for `{ algorithm: 'mpi' }`: the rank thread calls the MPI
+ * library of the MPI transport directly (MPI_Iallreduce, MPI_Ibcast, …, then MPI_Test
+ * from the rank's wait loop), on an MPI communicator that mirrors ours — the same
+ * processes in the same order, made with MPI_Comm_create_group on first use. One rank
+ * per MPI process (tasks of one rank each), so that our ranks are MPI's processes.
+ *
+ * The addon is the MPI transport's (binding.ts), loaded again in this thread: its MPI
+ * state is the process's, initialised by the node agent before init() returned.
+ */
+import { createRequire } from 'node:module';
+import type { Datatype } from '../../core/datatypes.js';
+import type { Op } from '../../core/ops.js';
+import type { CollectiveKind } from '../../schedule/types.js';
+import { addonPath, type MpiFlavour } from './binding.js';
+
+interface CollectiveAddon {
+  commCreate(worldRanks: Int32Array, tag: number): number;
+  commFree(comm: number): void;
+  start(kind: number, comm: number, send: Uint8Array, recv: Uint8Array, count: number, type: number, op: number, root: number): number;
+  test(request: number): boolean;
+}
+
+const KINDS: Record<CollectiveKind, number> = { barrier: 0, bcast: 1, reduce: 2, allreduce: 3, allgather: 4, reduce_scatter: 5, gather: 6, scatter: 7, alltoall: 8, scan: 9, exscan: 10 };
+const TYPES = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64'];
+const OPS = ['sum', 'prod', 'min', 'max', 'land', 'lor', 'lxor', 'band', 'bor', 'bxor'];
+const LOGICAL = new Set(['land', 'lor', 'lxor', 'band', 'bor', 'bxor']);
+
+/** Why MPI cannot run a call of this datatype and operator, or undefined when it can. */
+export function mpiCallUnsupported(type: Datatype, op: Op | undefined): string | undefined {
+  if (!TYPES.includes(type.name)) return `MPI has no predefined datatype for ${type.name} here (scalar types only)`;
+  if (op === undefined) return undefined;
+  if (!OPS.includes(op.name)) return `operator ${op.name} is not one of MPI's predefined operators (${OPS.join(', ')})`;
+  if (LOGICAL.has(op.name) && type.name.startsWith('float')) return `MPI defines ${op.name} on integer types only, not ${type.name}`;
+  return undefined;
+}
+
+/** The rank thread's handle on MPI's collectives. */
+export class MpiCollectives {
+  private readonly addon: CollectiveAddon;
+  private readonly comms = new Map<number, number>();
+
+  constructor(flavour: MpiFlavour) {
+    this.addon = createRequire(import.meta.url)(addonPath(flavour)) as CollectiveAddon;
+  }
+
+  /** The MPI communicator of our communicator `context` over these world ranks (made on first use: collective over its members). */
+  comm(context: number, worldRanks: readonly number[]): number {
+    let h = this.comms.get(context);
+    if (h === undefined) {
+      h = this.addon.commCreate(Int32Array.from(worldRanks), context & 0x7fff); // MPI guarantees tags up to 32767
+      this.comms.set(context, h);
+    }
+    return h;
+  }
+
+  /** Free the mirror of a communicator being freed. */
+  free(context: number): void {
+    const h = this.comms.get(context);
+    if (h === undefined) return;
+    this.comms.delete(context);
+    this.addon.commFree(h);
+  }
+
+  start(kind: CollectiveKind, comm: number, send: Uint8Array, recv: Uint8Array, count: number, type: Datatype, op: Op | undefined, root: number): number {
+    return this.addon.start(KINDS[kind], comm, send, recv, count, TYPES.indexOf(type.name), op ? OPS.indexOf(op.name) : 0, root);
+  }
+
+  test(request: number): boolean {
+    return this.addon.test(request);
+  }
+}
