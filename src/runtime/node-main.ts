@@ -161,6 +161,11 @@ function rankExited(rank: number): void {
   const peer = nodeOfRank(spec.firstRank, rank);
   if (peer !== node && datagramPath && allReturned(peer)) datagramPath.finished(peer);
 }
+/** Whether every rank of the job has returned (this node's, and the others' as the launcher relays them). */
+function jobReturned(): boolean {
+  for (let n = 0; n < spec.nodeCount; n++) if (!allReturned(n)) return false;
+  return true;
+}
 /** Whether every rank of node `n` has returned from its program. */
 function allReturned(n: number): boolean {
   for (let r = spec.firstRank[n]; r < spec.firstRank[n + 1]; r++) if (!exitBoard.exited(r)) return false;
@@ -452,6 +457,14 @@ void Promise.all(online).then(() => {
   send({ type: 'started' });
 });
 await Promise.all(finished);
+if (engine && spec.nodeCount > 1 && !task && !taskNode) {
+  // The engine keeps answering its peers until every rank of the job has returned: a
+  // peer still in a collective may need it to repeat an acknowledgement that was lost
+  // (the engines' protocols retransmit over lossy links, COLL_ENGINE_LOSS), which it
+  // cannot once it has stopped. coll run relays every rank's return, so this ends; under
+  // a cluster launcher nothing relays them, and the node stops at once as before.
+  while (!failed && !jobReturned()) await new Promise((r) => setTimeout(r, 5));
+}
 engineRequest?.cancel();
 if (spec.engine) Atomics.notify(new Int32Array(control), START_WORD(nl)); // settle the pending waitAsync
 if (engine) {
