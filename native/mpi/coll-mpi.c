@@ -83,6 +83,10 @@ typedef struct {
 } state_t;
 
 static state_t S;
+/* MPI collectives a rank thread has in flight ({ algorithm: 'mpi' }): the progress
+   thread then stays out of the library (its polls would contend for the library's
+   locks with the rank's MPI_Test) unless it has frames to move. */
+static atomic_int rank_calls;
 
 static double now_us(void) {
   struct timespec t;
@@ -172,6 +176,17 @@ static void *progress(void *arg) {
         free(c);
       }
       c = next;
+    }
+    if (!active && !inflight && atomic_load(&rank_calls) > 0) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      long ns = until.tv_nsec + IDLE_SLEEP_US * 1000L;
+      until.tv_sec += ns / 1000000000L;
+      until.tv_nsec = ns % 1000000000L;
+      pthread_mutex_lock(&S.mu);
+      if (!S.cmds) pthread_cond_timedwait(&S.wake, &S.mu, &until);
+      pthread_mutex_unlock(&S.mu);
+      continue;
     }
     /* Sends: both requests complete, then the caller's memory is free again. */
     cmd_t **pp = &inflight;
@@ -715,9 +730,53 @@ static napi_value Start(napi_env env, napi_callback_info info) {
     napi_throw_error(env, NULL, "coll_mpi: the MPI collective could not start");
     return NULL;
   }
+  atomic_fetch_add(&rank_calls, 1);
   napi_value out;
   CHECK(napi_create_int32(env, r, &out));
   return out;
+}
+
+/* run(kind, comm, send, recv, count, type, op, root): the blocking collective (MPI's
+   tuned algorithms; its nonblocking ones are a separate, slower implementation in both
+   MPIs). Arguments as start(). Returns when MPI does: no timeout of ours applies. */
+static napi_value Run(napi_env env, napi_callback_info info) {
+  size_t argc = 8;
+  napi_value argv[8];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int32_t kind, h, count, t, o, root;
+  void *send, *recv;
+  size_t sl, rl;
+  if (argc < 8 || napi_get_value_int32(env, argv[0], &kind) != napi_ok || napi_get_value_int32(env, argv[1], &h) != napi_ok || !get_bytes(env, argv[2], &send, &sl) ||
+      !get_bytes(env, argv[3], &recv, &rl) || napi_get_value_int32(env, argv[4], &count) != napi_ok || napi_get_value_int32(env, argv[5], &t) != napi_ok ||
+      napi_get_value_int32(env, argv[6], &o) != napi_ok || napi_get_value_int32(env, argv[7], &root) != napi_ok || h < 0 || h >= MAX_COMMS || !comm_used[h]) {
+    napi_throw_type_error(env, NULL, "coll_mpi.run(kind, comm, send, recv, count, type, op, root)");
+    return NULL;
+  }
+  MPI_Comm c = comms[h];
+  MPI_Datatype dt = mpi_type(t);
+  MPI_Op op = mpi_op(o);
+  int rc;
+  atomic_fetch_add(&rank_calls, 1);
+  switch (kind) {
+    case 0: rc = MPI_Barrier(c); break;
+    case 1: rc = MPI_Bcast(recv, count, dt, root, c); break;
+    case 2: rc = MPI_Reduce(send, recv, count, dt, op, root, c); break;
+    case 3: rc = MPI_Allreduce(send, recv, count, dt, op, c); break;
+    case 4: rc = MPI_Allgather(send, count, dt, recv, count, dt, c); break;
+    case 5: rc = MPI_Reduce_scatter_block(send, recv, count, dt, op, c); break;
+    case 6: rc = MPI_Gather(send, count, dt, recv, count, dt, root, c); break;
+    case 7: rc = MPI_Scatter(send, count, dt, recv, count, dt, root, c); break;
+    case 8: rc = MPI_Alltoall(send, count, dt, recv, count, dt, c); break;
+    case 9: rc = MPI_Scan(send, recv, count, dt, op, c); break;
+    case 10: rc = MPI_Exscan(send, recv, count, dt, op, c); break;
+    default: rc = MPI_ERR_OTHER;
+  }
+  atomic_fetch_sub(&rank_calls, 1);
+  if (rc != MPI_SUCCESS) {
+    napi_throw_error(env, NULL, "coll_mpi: the MPI collective failed");
+    return NULL;
+  }
+  return NULL;
 }
 
 /* test(request): true once the collective is complete (the handle is then free) */
@@ -737,6 +796,7 @@ static napi_value Test(napi_env env, napi_callback_info info) {
     pthread_mutex_lock(&table_mu);
     req_used[r] = 0;
     pthread_mutex_unlock(&table_mu);
+    atomic_fetch_sub(&rank_calls, 1);
   }
   napi_value out;
   CHECK(napi_get_boolean(env, flag != 0, &out));
@@ -764,6 +824,7 @@ NAPI_MODULE_INIT() {
       {"commCreate", CommCreate},
       {"commFree", CommFree},
       {"start", Start},
+      {"run", Run},
       {"test", Test},
   };
   for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {

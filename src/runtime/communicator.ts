@@ -1222,12 +1222,12 @@ export class Communicator {
     this.seq = (seq + Math.max(1, plan.phases.length)) & 0x3fffffff;
     if (plan.mpi) {
       const mpi = this.rt.mpiCollectives();
-      const task = new MpiTask(mpi, mpi.comm(this.context, [...this.worldOf]), kind, send, recv, count, type, op, root, this.rank);
+      const comm = mpi.comm(this.context, this.worldOf);
       if (blocking) {
-        this.rt.engine.run(task, info);
+        MpiTask.run(mpi, comm, kind, send, recv, count, type, op, root, this.rank);
         return result();
       }
-      return this.track(new Request(this.rt.engine, task, info, result));
+      return this.track(new Request(this.rt.engine, new MpiTask(mpi, comm, kind, send, recv, count, type, op, root, this.rank), info, result));
     }
     if (plan.shm) {
       const shm = this.shm as ShmCollectives;

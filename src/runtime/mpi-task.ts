@@ -1,6 +1,7 @@
 /**
- * One call of MPI's own collective ({ algorithm: 'mpi' }) as a task of the rank's
- * engine: start() posts the MPI nonblocking collective, advance() tests it. MPI moves
+ * One nonblocking call of MPI's own collective ({ algorithm: 'mpi' }) as a task of the
+ * rank's engine: start() posts the MPI nonblocking collective, advance() tests it
+ * (blocking calls take MpiTask.run: MPI's blocking collective). MPI moves
  * its data only while someone calls into it, so the engine parks briefly while it waits
  * (pollOnly). The input is copied first when it overlaps the output (MPI forbids
  * aliased buffers); exscan leaves rank 0's buffer as it was, as the other paths do.
@@ -18,6 +19,14 @@ export class MpiTask implements Task {
   readonly pollOnly = true;
   private request = -1;
   private readonly keep: Uint8Array | undefined;
+
+  /** The call as MPI's blocking collective, in this thread (no task: MPI waits its own way). */
+  static run(mpi: MpiCollectives, comm: number, kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, count: number, type: Datatype, op: Op | undefined, root: number, rank: number): void {
+    const input = send.byteLength > 0 && recv.byteLength > 0 && overlaps(send, recv) ? send.slice() : send;
+    const keep = kind === 'exscan' && rank === 0 ? recv.slice() : undefined;
+    mpi.run(kind, comm, input, recv, count, type, op, root);
+    if (keep) recv.set(keep);
+  }
 
   constructor(
     private readonly mpi: MpiCollectives,

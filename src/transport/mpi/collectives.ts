@@ -1,7 +1,8 @@
 /**
  * MPI's own collectives for `{ algorithm: 'mpi' }`: the rank thread calls the MPI
- * library of the MPI transport directly (MPI_Iallreduce, MPI_Ibcast, …, then MPI_Test
- * from the rank's wait loop), on an MPI communicator that mirrors ours — the same
+ * library of the MPI transport directly — blocking calls as MPI's blocking collectives
+ * (MPI_Allreduce, …: its tuned algorithms), nonblocking ones as MPI_Iallreduce, … with
+ * MPI_Test from the rank's wait loop — on an MPI communicator that mirrors ours — the same
  * processes in the same order, made with MPI_Comm_create_group on first use. One rank
  * per MPI process (tasks of one rank each), so that our ranks are MPI's processes.
  *
@@ -18,6 +19,7 @@ interface CollectiveAddon {
   commCreate(worldRanks: Int32Array, tag: number): number;
   commFree(comm: number): void;
   start(kind: number, comm: number, send: Uint8Array, recv: Uint8Array, count: number, type: number, op: number, root: number): number;
+  run(kind: number, comm: number, send: Uint8Array, recv: Uint8Array, count: number, type: number, op: number, root: number): void;
   test(request: number): boolean;
 }
 
@@ -45,10 +47,10 @@ export class MpiCollectives {
   }
 
   /** The MPI communicator of our communicator `context` over these world ranks (made on first use: collective over its members). */
-  comm(context: number, worldRanks: readonly number[]): number {
+  comm(context: number, worldRanks: Int32Array): number {
     let h = this.comms.get(context);
     if (h === undefined) {
-      h = this.addon.commCreate(Int32Array.from(worldRanks), context & 0x7fff); // MPI guarantees tags up to 32767
+      h = this.addon.commCreate(worldRanks, context & 0x7fff); // MPI guarantees tags up to 32767
       this.comms.set(context, h);
     }
     return h;
@@ -64,6 +66,11 @@ export class MpiCollectives {
 
   start(kind: CollectiveKind, comm: number, send: Uint8Array, recv: Uint8Array, count: number, type: Datatype, op: Op | undefined, root: number): number {
     return this.addon.start(KINDS[kind], comm, send, recv, count, TYPES.indexOf(type.name), op ? OPS.indexOf(op.name) : 0, root);
+  }
+
+  /** The blocking collective, MPI's fastest form: returns when MPI does (no timeout of ours). */
+  run(kind: CollectiveKind, comm: number, send: Uint8Array, recv: Uint8Array, count: number, type: Datatype, op: Op | undefined, root: number): void {
+    this.addon.run(KINDS[kind], comm, send, recv, count, TYPES.indexOf(type.name), op ? OPS.indexOf(op.name) : 0, root);
   }
 
   test(request: number): boolean {
