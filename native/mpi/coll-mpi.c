@@ -3,15 +3,15 @@
  * (src/transport/mpi/). Built once per MPI flavour (Open MPI's libmpi, MPICH's
  * libmpich: their ABIs differ) by scripts/build-native.mjs; optional.
  *
- * One progress thread owns every MPI call after MPI_Init_thread (which it makes
- * itself, so FUNNELED would do; MULTIPLE is asked for so that MPI_Abort may come
- * from the JavaScript thread). JavaScript posts commands (send a frame, fence,
- * finalize) to a queue and wakes the thread; the thread posts the frames as two
- * nonblocking sends (header on TAG_HDR, payload on TAG_DATA, straight from the
+ * One progress thread makes the transport's MPI calls, MPI_Init_thread included
+ * (MULTIPLE is asked for: rank threads call MPI's collectives themselves, below, and
+ * MPI_Abort may come from JavaScript). JavaScript posts commands (send a frame,
+ * fence, finalize) to a queue and wakes the thread; the thread posts the frames as
+ * two nonblocking sends (header on TAG_HDR, payload on TAG_DATA, straight from the
  * caller's memory: no copy, no allocation), probes for incoming headers, receives
- * each payload into one growable buffer per frame, tests its sends, and tells
- * JavaScript that something happened through a thread-safe function (one call in
- * flight at a time: JavaScript drains everything that is there).
+ * each payload into a frame buffer reused once JavaScript has copied it out, tests
+ * its sends, and tells JavaScript that something happened through a thread-safe
+ * function (one call in flight at a time: JavaScript drains everything there is).
  *
  * Waiting: the thread polls while traffic is recent (with sched_yield between polls,
  * for SPIN_US), then sleeps on a condition variable that a new command signals, for
@@ -38,6 +38,7 @@
 #define IDLE_SLEEP_US 50
 #define LONG_IDLE_US 20000
 #define LONG_SLEEP_US 1000
+#define MAX_SPARE_FRAMES 64
 
 enum { CMD_SEND, CMD_FENCE, CMD_FINALIZE };
 
@@ -57,6 +58,7 @@ typedef struct frame {
   int from;
   int hlen;
   size_t len; /* header + payload */
+  size_t cap; /* bytes data can hold: frames are reused (no allocation per message once warm) */
   unsigned char *data;
   struct frame *next;
 } frame_t;
@@ -67,6 +69,8 @@ typedef struct {
   pthread_cond_t wake; /* commands for the progress thread */
   cmd_t *cmds, *cmds_tail;
   frame_t *frames, *frames_tail;
+  frame_t *spare; /* delivered frames kept for reuse */
+  int spare_count;
   int *done_ids;
   size_t done_len, done_cap;
   /* fence: input blob (borrowed until done), output blobs */
@@ -221,15 +225,29 @@ static void *progress(void *arg) {
       MPI_Status ps;
       MPI_Probe(st.MPI_SOURCE, TAG_DATA, S.comm, &ps);
       MPI_Get_count(&ps, MPI_BYTE, &plen);
-      frame_t *f = malloc(sizeof(frame_t));
-      unsigned char *data = malloc((size_t)hlen + (size_t)plen + 1);
-      if (!f || !data) abort();
-      memcpy(data, hdr, (size_t)hlen);
-      MPI_Recv(data + hlen, plen, MPI_BYTE, st.MPI_SOURCE, TAG_DATA, S.comm, MPI_STATUS_IGNORE);
+      size_t need = (size_t)hlen + (size_t)plen;
+      pthread_mutex_lock(&S.mu);
+      frame_t *f = S.spare;
+      if (f) {
+        S.spare = f->next;
+        S.spare_count--;
+      }
+      pthread_mutex_unlock(&S.mu);
+      if (!f) {
+        f = calloc(1, sizeof(frame_t));
+        if (!f) abort();
+      }
+      if (f->cap < need) {
+        unsigned char *grown = realloc(f->data, need + 1);
+        if (!grown) abort();
+        f->data = grown;
+        f->cap = need;
+      }
+      memcpy(f->data, hdr, (size_t)hlen);
+      MPI_Recv(f->data + hlen, plen, MPI_BYTE, st.MPI_SOURCE, TAG_DATA, S.comm, MPI_STATUS_IGNORE);
       f->from = st.MPI_SOURCE;
       f->hlen = hlen;
-      f->len = (size_t)hlen + (size_t)plen;
-      f->data = data;
+      f->len = need;
       f->next = NULL;
       S.frames_received++;
       S.bytes_received += plen;
@@ -418,10 +436,16 @@ static napi_value NextFrame(napi_env env, napi_callback_info info) {
       result = (double)f->len;
       S.frames = f->next;
       if (!S.frames) S.frames_tail = NULL;
+      if (S.spare_count < MAX_SPARE_FRAMES) {
+        f->next = S.spare;
+        S.spare = f;
+        S.spare_count++;
+        f = NULL;
+      }
     }
   }
   pthread_mutex_unlock(&S.mu);
-  if (result > 0) {
+  if (result > 0 && f) {
     free(f->data);
     free(f);
   }
