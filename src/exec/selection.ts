@@ -160,6 +160,16 @@ export interface SelectionQuery extends Omit<ContextOptions, 'rank' | 'params'> 
   readonly bytes: number;
 }
 
+/**
+ * The decision table's rule for a call, if a table is in use and has one (the tuner's
+ * choice; plan.ts also reads it for the runtime paths a table may name, like 'mpi').
+ */
+export function tableRule(q: SelectionQuery): { algorithm: string; params: Params } | undefined {
+  const t = currentTable();
+  if (!t) return undefined;
+  return lookupDecision(t, { collective: q.collective, P: q.size, bytes: q.bytes, datatype: q.datatype, op: q.op, ppn: q.topology?.maxPpn });
+}
+
 /** Pick the algorithm for a call (never one whose restrictions fail). */
 export function selectAlgorithm(q: SelectionQuery): Choice {
   const base = { size: q.size, count: q.count, root: q.root, commutative: q.commutative, elementSize: q.elementSize, topology: q.topology };

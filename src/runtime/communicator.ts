@@ -1158,7 +1158,7 @@ export class Communicator {
     const key = planKey(shape);
     let plan = this.plans.get(key);
     if (!plan) {
-      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0, shmBlockLimit: this.shm?.blockLimit ?? 0, mpiWhyNot: this.rt.mpiWhyNot }, shape);
+      plan = makePlan({ rank: this.rank, size: this.size, topology: this.topology, shmLimit: this.shm?.limit ?? 0, shmBlockLimit: this.shm?.blockLimit ?? 0, mpiReady: this.rt.mpiWhyNot === undefined, mpiWhyNot: this.rt.mpiWhyNot, mpiFlavour: this.rt.spec.job.mpiFlavour }, shape);
       const simd = this.rt.simd;
       if (simd && plan.kernel && shape.op?.name === 'sum') plan = { ...plan, kernel: simd.arenaSum(shape.type, plan.kernel) };
       if (this.plans.size >= MAX_PLANS) {

@@ -85,13 +85,31 @@ describe('selectAlgorithm', () => {
 
 describe("makePlan: MPI's own collectives ({ algorithm: 'mpi' })", () => {
   const shape = { kind: 'allreduce' as const, count: 4, type: datatype('float64'), op: op('sum'), root: 0, algorithm: 'mpi', params: undefined, reproducible: false, blocking: true, topology: undefined };
-  const target = (mpiWhyNot?: string) => ({ rank: 0, size: 4, topology: flatTopology(4), shmLimit: 0, mpiWhyNot });
+  const target = (mpiWhyNot?: string) => ({ rank: 0, size: 4, topology: flatTopology(4), shmLimit: 0, mpiReady: mpiWhyNot === undefined, mpiWhyNot });
   it('plans them where the target says MPI can run, refusing what MPI has no datatype or operator for', () => {
     expect(makePlan(target(), shape)).toMatchObject({ mpi: true, algorithm: 'allreduce/mpi', phases: [] });
     expect(makePlan(target(), { ...shape, kind: 'alltoall', op: undefined, algorithm: 'alltoall/mpi' }).mpi).toBe(true);
     expect(() => makePlan(target('this job does not run on the MPI transport'), shape)).toThrow(/does not run on the MPI transport/);
     expect(() => makePlan(target(), { ...shape, type: datatype('float64_int32'), op: op('minloc') })).toThrow(/no predefined datatype/);
     expect(() => makePlan(target(), { ...shape, reproducible: true })).toThrow(/reproducible mode/);
+  });
+
+  it('are the automatic choice where they can run, unless a decision table names another algorithm, the call is reproducible or MPI has no such datatype', () => {
+    const auto = { ...shape, algorithm: undefined };
+    expect(makePlan(target(), auto).algorithm).toBe('allreduce/mpi');
+    expect(makePlan(target('not on the MPI transport'), auto).mpi).toBeFalsy();
+    expect(makePlan(target(), { ...auto, reproducible: true }).mpi).toBeFalsy();
+    expect(makePlan(target(), { ...auto, type: datatype('float64_int32'), op: op('minloc') }).mpi).toBeFalsy();
+    const rule = (algorithm: string) => ({ collective: 'allreduce' as const, datatype: 'float64', op: 'sum', ppn: 1, pMin: 1, pMax: null, bytesMin: 0, bytesMax: null, algorithm, params: {}, predicted: 1e-6 });
+    const table = (algorithm: string): DecisionTable => ({ format: DECISION_FORMAT, machine: 'test', model: 'test', generated: '', grid: { procs: [4], bytes: [32], ppn: 1 }, rules: [rule(algorithm)] });
+    try {
+      setDecisionTable(table('ring'));
+      expect(makePlan(target(), auto).algorithm).toBe('allreduce/ring');
+      setDecisionTable(table('mpi'));
+      expect(makePlan(target(), auto).algorithm).toBe('allreduce/mpi');
+    } finally {
+      setDecisionTable(undefined);
+    }
   });
 });
 

@@ -28,13 +28,26 @@ const TYPES = ['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', '
 const OPS = ['sum', 'prod', 'min', 'max', 'land', 'lor', 'lxor', 'band', 'bor', 'bxor'];
 const LOGICAL = new Set(['land', 'lor', 'lxor', 'band', 'bor', 'bxor']);
 
-/** Why MPI cannot run a call of this datatype and operator, or undefined when it can. */
-export function mpiCallUnsupported(type: Datatype, op: Op | undefined): string | undefined {
+/**
+ * Reductions an installed MPI gets wrong, found by comparing every datatype × operator
+ * with this library's own algorithms (test/transport/programs/mpi-algorithm.ts checks
+ * them all): MPICH 4.0 reduces uint8 with min and max as if it were signed
+ * (pmodels/mpich#6083; measured here: the minimum of 200, 41 and 138 came out 138).
+ * Open MPI 4.1's saturating AVX sums of int8/uint8 are avoided by turning its AVX
+ * reductions off (binding.ts, MPI_ENVIRONMENT).
+ */
+const WRONG: Partial<Record<MpiFlavour, readonly { type: string; ops: readonly string[]; why: string }[]>> = {
+  mpich: [{ type: 'uint8', ops: ['min', 'max'], why: 'MPICH 4.0 reduces uint8 with min and max as signed bytes (pmodels/mpich#6083)' }],
+};
+
+/** Why MPI cannot run a call of this datatype and operator (correctly), or undefined when it can. */
+export function mpiCallUnsupported(type: Datatype, op: Op | undefined, flavour?: MpiFlavour): string | undefined {
   if (!TYPES.includes(type.name)) return `MPI has no predefined datatype for ${type.name} here (scalar types only)`;
   if (op === undefined) return undefined;
   if (!OPS.includes(op.name)) return `operator ${op.name} is not one of MPI's predefined operators (${OPS.join(', ')})`;
   if (LOGICAL.has(op.name) && type.name.startsWith('float')) return `MPI defines ${op.name} on integer types only, not ${type.name}`;
-  return undefined;
+  const wrong = flavour ? WRONG[flavour]?.find((w) => w.type === type.name && w.ops.includes(op.name)) : undefined;
+  return wrong ? `${wrong.why}: this library's own algorithms run it instead` : undefined;
 }
 
 /** The rank thread's handle on MPI's collectives. */
