@@ -706,34 +706,53 @@ static napi_value CommFree(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* The arguments of start() and run(): (kind, comm, send, recv, count, type, op, root). */
+typedef struct {
+  int32_t kind, count, root;
+  MPI_Comm comm;
+  MPI_Datatype type;
+  MPI_Op op;
+  void *send, *recv;
+} coll_args_t;
+
+static int coll_args(napi_env env, napi_callback_info info, const char *usage, coll_args_t *a) {
+  size_t argc = 8;
+  napi_value argv[8];
+  int32_t h, t, o;
+  size_t sl, rl;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 8 || napi_get_value_int32(env, argv[0], &a->kind) != napi_ok ||
+      napi_get_value_int32(env, argv[1], &h) != napi_ok || !get_bytes(env, argv[2], &a->send, &sl) || !get_bytes(env, argv[3], &a->recv, &rl) ||
+      napi_get_value_int32(env, argv[4], &a->count) != napi_ok || napi_get_value_int32(env, argv[5], &t) != napi_ok || napi_get_value_int32(env, argv[6], &o) != napi_ok ||
+      napi_get_value_int32(env, argv[7], &a->root) != napi_ok || h < 0 || h >= MAX_COMMS || !comm_used[h]) {
+    napi_throw_type_error(env, NULL, usage);
+    return 0;
+  }
+  a->comm = comms[h];
+  a->type = mpi_type(t);
+  a->op = mpi_op(o);
+  return 1;
+}
+
 /* start(kind, comm, send: Uint8Array, recv: Uint8Array, count, type, op, root): request handle.
    kind: 0 barrier, 1 bcast (recv), 2 reduce, 3 allreduce, 4 allgather, 5 reduce_scatter,
    6 gather, 7 scatter, 8 alltoall, 9 scan, 10 exscan; count: elements per rank's block.
    The buffers must stay untouched until test() says done; they must not overlap. */
 static napi_value Start(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
-  napi_value argv[8];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  int32_t kind, h, count, t, o, root;
-  void *send, *recv;
-  size_t sl, rl;
-  if (argc < 8 || napi_get_value_int32(env, argv[0], &kind) != napi_ok || napi_get_value_int32(env, argv[1], &h) != napi_ok || !get_bytes(env, argv[2], &send, &sl) ||
-      !get_bytes(env, argv[3], &recv, &rl) || napi_get_value_int32(env, argv[4], &count) != napi_ok || napi_get_value_int32(env, argv[5], &t) != napi_ok ||
-      napi_get_value_int32(env, argv[6], &o) != napi_ok || napi_get_value_int32(env, argv[7], &root) != napi_ok || h < 0 || h >= MAX_COMMS || !comm_used[h]) {
-    napi_throw_type_error(env, NULL, "coll_mpi.start(kind, comm, send, recv, count, type, op, root)");
-    return NULL;
-  }
+  coll_args_t a;
+  if (!coll_args(env, info, "coll_mpi.start(kind, comm, send, recv, count, type, op, root)", &a)) return NULL;
   int r = take_slot(req_used, MAX_REQS);
   if (r < 0) {
     napi_throw_error(env, NULL, "coll_mpi: too many MPI collectives in flight");
     return NULL;
   }
-  MPI_Comm c = comms[h];
-  MPI_Datatype dt = mpi_type(t);
-  MPI_Op op = mpi_op(o);
+  MPI_Comm c = a.comm;
+  MPI_Datatype dt = a.type;
+  MPI_Op op = a.op;
+  void *send = a.send, *recv = a.recv;
+  int count = a.count, root = a.root;
   MPI_Request *q = &reqs[r];
   int rc;
-  switch (kind) {
+  switch (a.kind) {
     case 0: rc = MPI_Ibarrier(c, q); break;
     case 1: rc = MPI_Ibcast(recv, count, dt, root, c, q); break;
     case 2: rc = MPI_Ireduce(send, recv, count, dt, op, root, c, q); break;
@@ -764,24 +783,16 @@ static napi_value Start(napi_env env, napi_callback_info info) {
    tuned algorithms; its nonblocking ones are a separate, slower implementation in both
    MPIs). Arguments as start(). Returns when MPI does: no timeout of ours applies. */
 static napi_value Run(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
-  napi_value argv[8];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  int32_t kind, h, count, t, o, root;
-  void *send, *recv;
-  size_t sl, rl;
-  if (argc < 8 || napi_get_value_int32(env, argv[0], &kind) != napi_ok || napi_get_value_int32(env, argv[1], &h) != napi_ok || !get_bytes(env, argv[2], &send, &sl) ||
-      !get_bytes(env, argv[3], &recv, &rl) || napi_get_value_int32(env, argv[4], &count) != napi_ok || napi_get_value_int32(env, argv[5], &t) != napi_ok ||
-      napi_get_value_int32(env, argv[6], &o) != napi_ok || napi_get_value_int32(env, argv[7], &root) != napi_ok || h < 0 || h >= MAX_COMMS || !comm_used[h]) {
-    napi_throw_type_error(env, NULL, "coll_mpi.run(kind, comm, send, recv, count, type, op, root)");
-    return NULL;
-  }
-  MPI_Comm c = comms[h];
-  MPI_Datatype dt = mpi_type(t);
-  MPI_Op op = mpi_op(o);
+  coll_args_t a;
+  if (!coll_args(env, info, "coll_mpi.run(kind, comm, send, recv, count, type, op, root)", &a)) return NULL;
+  MPI_Comm c = a.comm;
+  MPI_Datatype dt = a.type;
+  MPI_Op op = a.op;
+  void *send = a.send, *recv = a.recv;
+  int count = a.count, root = a.root;
   int rc;
   atomic_fetch_add(&rank_calls, 1);
-  switch (kind) {
+  switch (a.kind) {
     case 0: rc = MPI_Barrier(c); break;
     case 1: rc = MPI_Bcast(recv, count, dt, root, c); break;
     case 2: rc = MPI_Reduce(send, recv, count, dt, op, root, c); break;

@@ -197,6 +197,18 @@ function benchComm(world: Communicator, which: BenchCommunicator | undefined): C
   return world;
 }
 
+/** OSU-style timing: warm-up calls, a barrier, then `iterations` back-to-back calls; every rank's mean µs per call, gathered at world rank 0 (undefined elsewhere). */
+function timeCalls(world: Communicator, comm: Communicator, call: () => void, bytes: number, c: BenchConfig): { all: Float64Array | undefined; iterations: number } {
+  const iterations = iterationsFor(bytes, c.iterations);
+  const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
+  for (let i = 0; i < warmup; i++) call();
+  comm.barrier();
+  const t0 = performance.now();
+  for (let i = 0; i < iterations; i++) call();
+  const us = ((performance.now() - t0) * 1000) / iterations;
+  return { all: world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null), iterations };
+}
+
 export function runBench(world: Communicator, c: BenchConfig): void {
   if (c.cases) return runCases(world, c, c.cases);
   const comm = benchComm(world, c.communicator);
@@ -233,14 +245,7 @@ export function runBench(world: Communicator, c: BenchConfig): void {
       }
       const { send, recv, free } = buffers(comm, c, count);
       const call = caller(comm, c, send, recv, Object.keys(o).length > 0 ? o : undefined);
-      const iterations = iterationsFor(bytes, c.iterations);
-      const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
-      for (let i = 0; i < warmup; i++) call();
-      comm.barrier();
-      const t0 = performance.now();
-      for (let i = 0; i < iterations; i++) call();
-      const us = ((performance.now() - t0) * 1000) / iterations;
-      const all = world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null);
+      const { all, iterations } = timeCalls(world, comm, call, bytes, c);
       free();
       if (all) {
         const rec: BenchRecord = {
@@ -303,14 +308,7 @@ function runCases(world: Communicator, c: BenchConfig, cases: readonly BenchCase
       const { send, recv, free } = buffers(comm, c, count);
       const once = caller(comm, c, send, recv, Object.keys(o).length > 0 ? o : undefined);
       const call = k.delayUs ? () => (once(), spin(k.delayUs ?? 0)) : once;
-      const iterations = iterationsFor(k.bytes, c.iterations);
-      const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
-      for (let j = 0; j < warmup; j++) call();
-      comm.barrier();
-      const t0 = performance.now();
-      for (let j = 0; j < iterations; j++) call();
-      const us = ((performance.now() - t0) * 1000) / iterations;
-      const all = world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null);
+      const { all, iterations } = timeCalls(world, comm, call, k.bytes, c);
       free();
       if (all) {
         const rec: BenchRecord = {
