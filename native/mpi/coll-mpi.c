@@ -577,19 +577,6 @@ static napi_value Abort(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* unref()/ref(): whether the pending event callback keeps the event loop alive */
-static napi_value Unref(napi_env env, napi_callback_info info) {
-  (void)info;
-  if (S.tsfn) napi_unref_threadsafe_function(env, S.tsfn);
-  return NULL;
-}
-
-static napi_value Ref(napi_env env, napi_callback_info info) {
-  (void)info;
-  if (S.tsfn) napi_ref_threadsafe_function(env, S.tsfn);
-  return NULL;
-}
-
 static napi_value Counters(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value out;
@@ -853,8 +840,6 @@ NAPI_MODULE_INIT() {
       {"finalize", Finalize},
       {"finalized", Finalized},
       {"abort", Abort},
-      {"ref", Ref},
-      {"unref", Unref},
       {"counters", Counters},
       {"commCreate", CommCreate},
       {"commFree", CommFree},

@@ -52,8 +52,6 @@ export interface MpiAddon {
   finalize(): void;
   finalized(): boolean;
   abort(code: number): void;
-  ref(): void;
-  unref(): void;
   counters(): MpiCounters;
 }
 
