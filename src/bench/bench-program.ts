@@ -197,8 +197,18 @@ function benchComm(world: Communicator, which: BenchCommunicator | undefined): C
   return world;
 }
 
-/** OSU-style timing: warm-up calls, a barrier, then `iterations` back-to-back calls; every rank's mean µs per call, gathered at world rank 0 (undefined elsewhere). */
-function timeCalls(world: Communicator, comm: Communicator, call: () => void, bytes: number, c: BenchConfig): { all: Float64Array | undefined; iterations: number } {
+/**
+ * OSU-style timing: warm-up calls, a barrier, then `iterations` back-to-back calls; every
+ * rank's mean µs per call, gathered at world rank 0 and reduced to min / avg / max over
+ * the ranks there (`times` undefined on the other ranks).
+ */
+function timeCalls(
+  world: Communicator,
+  comm: Communicator,
+  call: () => void,
+  bytes: number,
+  c: BenchConfig,
+): { iterations: number; times: Pick<BenchRecord, 'min_us' | 'avg_us' | 'max_us'> | undefined } {
   const iterations = iterationsFor(bytes, c.iterations);
   const warmup = c.warmup ?? Math.floor(iterations / 10) + 1;
   for (let i = 0; i < warmup; i++) call();
@@ -206,7 +216,18 @@ function timeCalls(world: Communicator, comm: Communicator, call: () => void, by
   const t0 = performance.now();
   for (let i = 0; i < iterations; i++) call();
   const us = ((performance.now() - t0) * 1000) / iterations;
-  return { all: world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null), iterations };
+  const all = world.gather(Float64Array.of(us), world.rank === 0 ? new Float64Array(world.size) : null);
+  const times = all && { min_us: round(Math.min(...all)), avg_us: round(all.reduce((s, v) => s + v, 0) / all.length), max_us: round(Math.max(...all)) };
+  return { iterations, times };
+}
+
+/** Print a PLAN, BENCH or SKIP line (world rank 0 only). */
+function printAt0(world: Communicator, kind: string, o: object): void {
+  if (world.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
+}
+
+function reducesOp(c: BenchConfig): boolean {
+  return c.collective === 'reduce' || c.collective === 'allreduce' || c.collective === 'reduce_scatter';
 }
 
 export function runBench(world: Communicator, c: BenchConfig): void {
@@ -216,12 +237,9 @@ export function runBench(world: Communicator, c: BenchConfig): void {
   // Over the MPI transport, 'all' includes MPI's own collective (the runtime paths are named, not listed).
   const algorithms = c.algorithms === 'all' ? [null, ...listAlgorithms(c.collective).map((a) => a.name), ...(world.transport === 'mpi' ? ['mpi'] : [])] : c.algorithms;
   const sizes = sizesFor(c);
-  const print = (kind: string, o: object): void => {
-    if (world.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
-  };
+  const print = (kind: string, o: object): void => printAt0(world, kind, o);
   const modes = c.modes ?? ['host'];
   print('PLAN', { measurements: modes.length * algorithms.length * sizes.length });
-  const reducesOp = c.collective === 'reduce' || c.collective === 'allreduce' || c.collective === 'reduce_scatter';
   for (const mode of modes) for (const alg of algorithms) {
     for (const bytes of sizes) {
       const count = c.collective === 'barrier' ? 0 : Math.max(1, Math.floor(bytes / t.size));
@@ -229,7 +247,7 @@ export function runBench(world: Communicator, c: BenchConfig): void {
       // the right size, so only what differs from the defaults is given.
       const o: ReduceOptions = {
         ...(t.kind === 'pair' || !c.shared ? { datatype: c.datatype } : {}),
-        ...(reducesOp && c.op !== 'sum' ? { op: c.op } : {}),
+        ...(reducesOp(c) && c.op !== 'sum' ? { op: c.op } : {}),
         ...(alg ? { algorithm: alg } : {}),
         ...(mode !== 'host' ? { mode } : {}),
       };
@@ -245,9 +263,9 @@ export function runBench(world: Communicator, c: BenchConfig): void {
       }
       const { send, recv, free } = buffers(comm, c, count);
       const call = caller(comm, c, send, recv, Object.keys(o).length > 0 ? o : undefined);
-      const { all, iterations } = timeCalls(world, comm, call, bytes, c);
+      const { times, iterations } = timeCalls(world, comm, call, bytes, c);
       free();
-      if (all) {
+      if (times) {
         const rec: BenchRecord = {
           collective: c.collective,
           algorithm: label,
@@ -259,9 +277,7 @@ export function runBench(world: Communicator, c: BenchConfig): void {
           nodes: comm.nodeCount,
           bytes: count * t.size,
           iterations,
-          min_us: round(Math.min(...all)),
-          avg_us: round(all.reduce((s, v) => s + v, 0) / all.length),
-          max_us: round(Math.max(...all)),
+          ...times,
         };
         print('BENCH', rec);
       }
@@ -274,11 +290,8 @@ function runCases(world: Communicator, c: BenchConfig, cases: readonly BenchCase
   const comm = benchComm(world, c.communicator);
   const t = lookupDatatype(c.datatype);
   const reps = c.repetitions ?? 1;
-  const print = (kind: string, o: object): void => {
-    if (world.rank === 0) console.log(`${kind} ${JSON.stringify(o)}`);
-  };
+  const print = (kind: string, o: object): void => printAt0(world, kind, o);
   print('PLAN', { measurements: reps * cases.length });
-  const reducesOp = c.collective === 'reduce' || c.collective === 'allreduce' || c.collective === 'reduce_scatter';
   const spin = (us: number): void => {
     const end = performance.now() + us / 1000;
     while (performance.now() < end) {
@@ -293,7 +306,7 @@ function runCases(world: Communicator, c: BenchConfig, cases: readonly BenchCase
       const count = c.collective === 'barrier' ? 0 : Math.max(1, Math.floor(k.bytes / t.size));
       const o: ReduceOptions = {
         ...(t.kind === 'pair' || !c.shared ? { datatype: c.datatype } : {}),
-        ...(reducesOp && c.op !== 'sum' ? { op: c.op } : {}),
+        ...(reducesOp(c) && c.op !== 'sum' ? { op: c.op } : {}),
         ...(k.algorithm ? { algorithm: k.algorithm } : {}),
         ...(k.params && Object.keys(k.params).length > 0 ? { params: k.params } : {}),
       };
@@ -308,9 +321,9 @@ function runCases(world: Communicator, c: BenchConfig, cases: readonly BenchCase
       const { send, recv, free } = buffers(comm, c, count);
       const once = caller(comm, c, send, recv, Object.keys(o).length > 0 ? o : undefined);
       const call = k.delayUs ? () => (once(), spin(k.delayUs ?? 0)) : once;
-      const { all, iterations } = timeCalls(world, comm, call, k.bytes, c);
+      const { times, iterations } = timeCalls(world, comm, call, k.bytes, c);
       free();
-      if (all) {
+      if (times) {
         const rec: BenchRecord = {
           collective: c.collective,
           algorithm: label,
@@ -320,9 +333,7 @@ function runCases(world: Communicator, c: BenchConfig, cases: readonly BenchCase
           nodes: comm.nodeCount,
           bytes: count * t.size,
           iterations,
-          min_us: round(Math.min(...all)),
-          avg_us: round(all.reduce((s, v) => s + v, 0) / all.length),
-          max_us: round(Math.max(...all)),
+          ...times,
           case: i,
           rep,
           ...(k.params && Object.keys(k.params).length > 0 ? { params: k.params } : {}),
