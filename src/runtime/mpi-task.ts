@@ -13,17 +13,25 @@ import type { Task } from '../exec/task.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import type { MpiCollectives } from '../transport/mpi/collectives.js';
 
+/** MPI's input buffer (a copy when it overlaps the output) and what rank 0 of an exscan keeps. */
+function prepare(kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, rank: number): { input: Uint8Array; keep: Uint8Array | undefined } {
+  return {
+    input: send.byteLength > 0 && recv.byteLength > 0 && overlaps(send, recv) ? send.slice() : send,
+    keep: kind === 'exscan' && rank === 0 ? recv.slice() : undefined,
+  };
+}
+
 export class MpiTask implements Task {
   done = false;
   error: Error | undefined = undefined;
   readonly pollOnly = true;
   private request = -1;
   private readonly keep: Uint8Array | undefined;
+  private readonly send: Uint8Array;
 
   /** The call as MPI's blocking collective, in this thread (no task: MPI waits its own way). */
   static run(mpi: MpiCollectives, comm: number, kind: CollectiveKind, send: Uint8Array, recv: Uint8Array, count: number, type: Datatype, op: Op | undefined, root: number, rank: number): void {
-    const input = send.byteLength > 0 && recv.byteLength > 0 && overlaps(send, recv) ? send.slice() : send;
-    const keep = kind === 'exscan' && rank === 0 ? recv.slice() : undefined;
+    const { input, keep } = prepare(kind, send, recv, rank);
     mpi.run(kind, comm, input, recv, count, type, op, root);
     if (keep) recv.set(keep);
   }
@@ -32,7 +40,7 @@ export class MpiTask implements Task {
     private readonly mpi: MpiCollectives,
     private readonly comm: number,
     private readonly kind: CollectiveKind,
-    private send: Uint8Array,
+    send: Uint8Array,
     private readonly recv: Uint8Array,
     private readonly count: number,
     private readonly type: Datatype,
@@ -40,8 +48,9 @@ export class MpiTask implements Task {
     private readonly root: number,
     rank: number,
   ) {
-    if (send.byteLength > 0 && recv.byteLength > 0 && overlaps(send, recv)) this.send = send.slice();
-    this.keep = kind === 'exscan' && rank === 0 ? recv.slice() : undefined;
+    const p = prepare(kind, send, recv, rank);
+    this.send = p.input;
+    this.keep = p.keep;
   }
 
   start(): void {
