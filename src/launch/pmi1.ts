@@ -21,6 +21,15 @@ type Reply = Map<string, string>;
 /** The longest command line (with its newline) PMI-1 servers read in one piece. */
 const MAX_LINE = 1024;
 
+/** Whether `fd` is an open socket of this process: PMI_FD survives only a direct start (npx and npm exec close it). */
+export function isOpenSocket(fd: number): boolean {
+  try {
+    return fstatSync(fd).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 export class Pmi1Kvs implements Kvs {
   readonly name = 'PMI-1 (PMI_FD)';
   private readonly socket: net.Socket;
@@ -50,13 +59,7 @@ export class Pmi1Kvs implements Kvs {
 
   /** Connect on PMI_FD and initialise (PMI_Init, get_maxes, get_my_kvsname). */
   static async open(fd: number, rank: number): Promise<Pmi1Kvs> {
-    let socket = false;
-    try {
-      socket = fstatSync(fd).isSocket();
-    } catch {
-      // not open
-    }
-    if (!socket) {
+    if (!isOpenSocket(fd)) {
       throw new TransportError(
         `PMI_FD ${fd} is not an open socket in this process: something between the launcher and this program closed it (npx and npm exec do)`,
         'start the program or coll directly: mpiexec -n 2 ./node_modules/.bin/coll node -r 4 prog.js',

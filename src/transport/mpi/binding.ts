@@ -9,10 +9,11 @@
  * thread, and the session fans its "something happened" events out to the
  * key-value store (launch/mpi-kvs.ts) and the node link (link.ts).
  */
-import { existsSync, fstatSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { ArgumentError } from '../../core/errors.js';
+import { isOpenSocket } from '../../launch/pmi1.js';
 
 export type MpiFlavour = 'openmpi' | 'mpich';
 export const MPI_FLAVOURS: readonly MpiFlavour[] = ['openmpi', 'mpich'];
@@ -77,21 +78,12 @@ export function launcherFlavour(env: Readonly<Record<string, string | undefined>
   return undefined;
 }
 
-/** Whether `fd` is an open socket of this process (MPICH's PMI_FD survives only a direct start). */
-function openSocket(fd: string | undefined): boolean {
-  try {
-    return fd !== undefined && fstatSync(Number(fd)).isSocket();
-  } catch {
-    return false;
-  }
-}
-
 /** Why the MPI transport cannot run here, or undefined when it can. */
 export function mpiUnavailable(flavour: MpiFlavour | undefined, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
   if (flavour === undefined) {
     return 'the MPI transport needs the job started by an MPI launcher (Open MPI mpirun or MPICH mpiexec; under Slurm set COLL_MPI_FLAVOUR to the MPI srun starts)';
   }
-  if (flavour === 'mpich' && env.PMI_FD !== undefined && !openSocket(env.PMI_FD)) {
+  if (flavour === 'mpich' && env.PMI_FD !== undefined && !isOpenSocket(Number(env.PMI_FD))) {
     return `PMI_FD ${env.PMI_FD} is not an open socket in this process, so MPICH cannot reach its launcher (npx and npm exec close it: start the program or coll directly)`;
   }
   if (!existsSync(addonPath(flavour))) {
