@@ -29,10 +29,18 @@ function flavourOf(bin: string): MpiFlavour | undefined {
   return /Open MPI|OpenRTE/i.test(text) ? 'openmpi' : /HYDRA|MPICH/i.test(text) ? 'mpich' : undefined;
 }
 
-/** The launcher of `wanted` (or of the first MPI found: Open MPI, then MPICH), with its flavour. */
+const found = new Map<MpiFlavour | undefined, { flavour: MpiFlavour; bin: string }>();
+
+/** The launcher of `wanted` (or of the first MPI found: Open MPI, then MPICH), with its flavour (asked once per process). */
 export function findMpiLauncher(wanted?: MpiFlavour): { flavour: MpiFlavour; bin: string } {
+  const known = found.get(wanted);
+  if (known) return known;
   for (const flavour of wanted ? [wanted] : MPI_FLAVOURS) {
-    for (const bin of LAUNCHERS[flavour]) if (flavourOf(bin) === flavour) return { flavour, bin };
+    for (const bin of LAUNCHERS[flavour]) {
+      if (flavourOf(bin) !== flavour) continue;
+      found.set(wanted, { flavour, bin });
+      return { flavour, bin };
+    }
   }
   throw new ArgumentError(
     `no ${wanted ?? 'MPI'} launcher found (tried ${(wanted ? LAUNCHERS[wanted] : [...LAUNCHERS.openmpi, ...LAUNCHERS.mpich]).join(', ')})`,
