@@ -95,6 +95,15 @@ export interface Endpoint {
   readonly rank: number;
   /** Post a send of `data` (bytes; may be a view into the shared arena). */
   isend(key: MessageKey, data: Uint8Array, onComplete?: Callback<SendOp>): SendOp;
+  /**
+   * Optional: one send of `data` to every world rank of `dsts` (each on another node,
+   * one per node) through the node's multicast path (transport/mcast). `key.dst` is
+   * ignored: every receiver matches the message as one from this rank with the key's
+   * context, space, tag, index and signature. The send completes once the node has
+   * buffered the data (the root may return before delivery, seed 003 B5). Absent, or
+   * returning undefined (no multicast path on this node): the caller sends to each.
+   */
+  imcast?(key: MessageKey, dsts: readonly number[], data: Uint8Array, onComplete?: Callback<SendOp>): SendOp | undefined;
   /** Post a receive into `dest`. `key.src` and (p2p) `key.tag` may be ANY. */
   irecv(key: MessageKey, dest: Uint8Array, options?: RecvOptions, onComplete?: Callback<RecvOp>): RecvOp;
   /** Move data, match messages and fire callbacks; returns true if anything happened. */
