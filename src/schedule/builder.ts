@@ -77,8 +77,23 @@ export class ScheduleBuilder {
     return { buf: OUT, offset, count };
   }
 
-  send(peer: number, region: Region, deps: readonly number[] = []): number {
-    return this.push({ kind: 'send', peer, region, deps: [...deps], round: this.round, phase: this.phase });
+  /**
+   * Send `region` to `peer`. `multicast`: mark the send as one of a multicast (see
+   * SendStep.multicast; {@link multicast} emits a whole group).
+   */
+  send(peer: number, region: Region, deps: readonly number[] = [], o?: { multicast?: boolean }): number {
+    const step: Step = { kind: 'send', peer, region, deps: [...deps], round: this.round, phase: this.phase };
+    return this.push(o?.multicast ? { ...step, multicast: true } : step);
+  }
+
+  /**
+   * One multicast of `region` to every peer of `peers` (in that order): multicast-marked
+   * sends with the same region, dependencies and round, which a transport with a
+   * multicast path carries as one message and any other as one send per peer.
+   * Returns the send ids.
+   */
+  multicast(peers: readonly number[], region: Region, deps: readonly number[] = []): number[] {
+    return peers.map((p) => this.send(p, region, deps, { multicast: true }));
   }
 
   recv(peer: number, region: Region, deps: readonly number[] = []): number {
@@ -146,7 +161,7 @@ export class ScheduleBuilder {
       const common = { deps, round: round0 + s.round, phase: o.phase ?? s.phase };
       switch (s.kind) {
         case 'send':
-          this.push({ ...common, kind: 'send', peer: o.peer(s.peer), region: mapRegion(s.region) });
+          this.push({ ...common, kind: 'send', peer: o.peer(s.peer), region: mapRegion(s.region), ...(s.multicast ? { multicast: true as const } : {}) });
           break;
         case 'recv':
           this.push({ ...common, kind: 'recv', peer: o.peer(s.peer), region: mapRegion(s.region) });

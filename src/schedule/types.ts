@@ -57,6 +57,14 @@ export interface SendStep extends StepBase {
   readonly kind: 'send';
   readonly peer: number;
   readonly region: Region;
+  /**
+   * One of the sends of a multicast: the sends of one step group marked so — same
+   * region, same deps (and round), each to another peer as that peer's message of the
+   * same index — may be carried as one multicast by a transport that has one (the
+   * runtime executor posts them as one `Endpoint.imcast`). Consumers that do not know
+   * multicast treat them as ordinary sends, which is also the transport's fallback.
+   */
+  readonly multicast?: true;
 }
 
 export interface RecvStep extends StepBase {
@@ -123,7 +131,7 @@ export function describeRegion(r: Region, buffers?: readonly BufferDecl[]): stri
 export function describeStep(step: Step, buffers?: readonly BufferDecl[]): string {
   switch (step.kind) {
     case 'send':
-      return `send ${describeRegion(step.region, buffers)} -> ${step.peer}`;
+      return `send ${describeRegion(step.region, buffers)} -> ${step.peer}${step.multicast ? ' (multicast)' : ''}`;
     case 'recv':
       return `recv ${describeRegion(step.region, buffers)} <- ${step.peer}`;
     case 'reduce':
