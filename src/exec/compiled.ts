@@ -11,6 +11,12 @@
  * that reads any part of the receive's scratch buffer reads exactly a region written
  * by one of its direct dependencies (the way generators write "recv tmp; reduce ∘ tmp"),
  * and the receive has exactly one such reader.
+ *
+ * Multicast groups: the multicast-marked sends (SendStep.multicast) with the same
+ * region, dependencies, round and message index form a group, which the executor
+ * posts as one `Endpoint.imcast` when the transport has a multicast path (the members
+ * become ready together: their dependencies are the same). Marked sends that share no
+ * such key with others form a group of one.
  */
 import type { RankSchedule, Region } from '../schedule/types.js';
 
@@ -44,6 +50,10 @@ export interface CompiledSchedule {
   readonly fuseOperand: Int32Array;
   /** Number of sends and receives (for sizing request arrays). */
   readonly messages: number;
+  /** Send step → its multicast group, or −1; undefined when the schedule has no multicast-marked send. */
+  readonly mcastGroup: Int32Array | undefined;
+  /** Send steps of each multicast group, in step order. */
+  readonly mcastMembers: readonly Int32Array[];
 }
 
 const same = (a: Region, b: Region): boolean => a.buf === b.buf && a.offset === b.offset && a.count === b.count;
@@ -145,6 +155,23 @@ export function compileSchedule(s: RankSchedule): CompiledSchedule {
     fuseOperand[i] = at;
   }
 
+  // Multicast groups: marked sends keyed by region, dependencies, round and message index.
+  let mcastGroup: Int32Array | undefined;
+  const mcastMembers: number[][] = [];
+  const groupOf = new Map<string, number>();
+  s.steps.forEach((st, i) => {
+    if (st.kind !== 'send' || st.multicast !== true) return;
+    const key = `${buf[i]}:${off[i]}:${cnt[i]}:${st.round}:${msgIndex[i]}:${[...st.deps].sort((a, b) => a - b).join(',')}`;
+    let g = groupOf.get(key);
+    if (g === undefined) {
+      g = mcastMembers.length;
+      groupOf.set(key, g);
+      mcastMembers.push([]);
+    }
+    mcastMembers[g].push(i);
+    (mcastGroup ??= new Int32Array(n).fill(-1))[i] = g;
+  });
+
   return {
     source: s,
     n,
@@ -162,5 +189,7 @@ export function compileSchedule(s: RankSchedule): CompiledSchedule {
     fuseInto,
     fuseOperand,
     messages,
+    mcastGroup,
+    mcastMembers: mcastMembers.map((m) => Int32Array.from(m)),
   };
 }

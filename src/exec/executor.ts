@@ -12,6 +12,12 @@
  * `advance()` runs newly ready steps. Receives that the schedule feeds only into a
  * reduce may be fused: with a shared-arena payload the reduce reads the sender's
  * memory directly (see compiled.ts).
+ *
+ * Multicast: a group of multicast-marked sends (compiled.ts) is posted as one
+ * `endpoint.imcast` to the members' world ranks when its first member runs (the
+ * others are ready by then: same dependencies), and that one send's completion
+ * completes every member. An endpoint without `imcast`, or one that declines
+ * (returns undefined), gets the members as ordinary sends.
  */
 import type { Kernel } from '../core/ops.js';
 import { SPACE_COLL, type Endpoint, type RecvOp, type SendOp } from '../transport/types.js';
@@ -42,6 +48,8 @@ export class Execution implements Task {
   private readonly fused: Uint8Array;
   private readonly finished: Uint8Array;
   private readonly ops: (SendOp | RecvOp | undefined)[];
+  /** Per multicast group: 0 not posted yet, 1 posted as one multicast, 2 declined (ordinary sends). */
+  private readonly mcastState: Uint8Array | undefined;
   private started = false;
   /** Called once when every step has completed (e.g. to recycle scratch buffers). */
   onSuccess: (() => void) | undefined;
@@ -56,6 +64,7 @@ export class Execution implements Task {
     this.fused = new Uint8Array(cs.n);
     this.finished = new Uint8Array(cs.n);
     this.ops = new Array<SendOp | RecvOp | undefined>(cs.n);
+    this.mcastState = cs.mcastGroup ? new Uint8Array(cs.mcastMembers.length) : undefined;
   }
 
   start(): void {
@@ -97,6 +106,7 @@ export class Execution implements Task {
     const cs = this.cs;
     switch (cs.kind[i]) {
       case K_SEND: {
+        if (cs.mcastGroup !== undefined && cs.mcastGroup[i] >= 0 && this.multicast(i, cs.mcastGroup[i])) return;
         const x = this.x;
         this.ops[i] = x.endpoint.isend(
           { context: x.context, space: SPACE_COLL, tag: x.seq, src: x.endpoint.rank, dst: x.worldOf[cs.peer[i]], index: cs.msgIndex[i], sig: x.sig },
@@ -128,6 +138,49 @@ export class Execution implements Task {
         this.complete(i);
         return;
     }
+  }
+
+  /**
+   * Send step `i` of multicast group `g`: post the whole group as one multicast the
+   * first time one of its members runs. Returns false when the step is to be sent as
+   * an ordinary send (no multicast path: the endpoint has no `imcast` or declined).
+   */
+  private multicast(i: number, g: number): boolean {
+    const state = this.mcastState as Uint8Array;
+    if (state[g] !== 0) return state[g] === 1;
+    const x = this.x;
+    const ep = x.endpoint;
+    if (ep.imcast === undefined) {
+      state[g] = 2;
+      return false;
+    }
+    const cs = this.cs;
+    const members = cs.mcastMembers[g];
+    const dsts: number[] = [];
+    for (let k = 0; k < members.length; k++) dsts.push(x.worldOf[cs.peer[members[k]]]);
+    // Marked posted before the call: a completion callback run from inside imcast sees it.
+    state[g] = 1;
+    const op = ep.imcast(
+      { context: x.context, space: SPACE_COLL, tag: x.seq, src: ep.rank, dst: dsts[0], index: cs.msgIndex[i], sig: x.sig },
+      dsts,
+      this.view(cs.buf[i], cs.off[i], cs.cnt[i]),
+      (done) => this.onGroupDone(g, done),
+    );
+    if (op === undefined) {
+      state[g] = 2;
+      return false;
+    }
+    for (let k = 0; k < members.length; k++) if (this.finished[members[k]] === 0) this.ops[members[k]] = op;
+    return true;
+  }
+
+  private onGroupDone(g: number, op: SendOp): void {
+    if (op.error) {
+      this.fail(op.error);
+      return;
+    }
+    const members = this.cs.mcastMembers[g];
+    for (let k = 0; k < members.length && !this.done; k++) this.complete(members[k]);
   }
 
   /** dst = in[0] ∘ in[1] ∘ … (operand `swap` replaced by `payload` when given). */
