@@ -1,12 +1,20 @@
 /**
  * Closed-form checks of the barrier and broadcast algorithms, computed directly
  * from their (validated) schedules: rounds, messages per rank, tree shapes and the
- * postal-model completion time.
+ * postal-model completion time; bcast/multicast also against the sequential
+ * reference on many node placements (the catalogue test covers it too).
  */
 import { describe, expect, it } from 'vitest';
 import { generateSchedule } from '../../src/algorithms/registry.js';
 import type { ParamValue } from '../../src/schedule/context.js';
-import type { CollectiveKind, RankSchedule, RecvStep, Schedule, SendStep } from '../../src/schedule/types.js';
+import { describeStep, type CollectiveKind, type RankSchedule, type RecvStep, type Schedule, type SendStep } from '../../src/schedule/types.js';
+import { multicastRounds } from '../../src/algorithms/bcast/multicast.js';
+import { compileSchedule } from '../../src/exec/compiled.js';
+import { prng } from '../../src/core/random.js';
+import { ScheduleBuilder } from '../../src/schedule/builder.js';
+import { makeContext } from '../../src/schedule/context.js';
+import { flatTopology, nodeTopology, topologyFromNodes, type Topology } from '../../src/schedule/topology.js';
+import { runCase } from '../helpers/harness.js';
 
 const ceilLogK = (P: number, k: number): number => {
   let L = 0;
@@ -246,5 +254,111 @@ describe('bcast', () => {
         }
       });
     }
+  });
+});
+
+describe('bcast/multicast (SMP broadcast over a multicast, seed 003 B11)', () => {
+  /** Every rank on a node of its own, block and cyclic placements, and seeded random uneven placements. */
+  function topologies(P: number): Topology[] {
+    const out: Topology[] = [flatTopology(P), topologyFromNodes(new Array<number>(P).fill(0), '1 node')];
+    for (const ppn of [2, 3, 4]) {
+      if (ppn >= P) continue;
+      out.push(nodeTopology(P, ppn, 'block'), nodeTopology(P, ppn, 'cyclic'));
+    }
+    const rand = prng(P * 977 + 5);
+    for (let k = 0; k < 3 && P > 1; k++) {
+      const N = 1 + Math.floor(rand() * Math.min(P, 5));
+      // Every node gets one rank, the others land anywhere: uneven, interleaved nodes.
+      const nodes = Array.from({ length: P }, (_, r) => (r < N ? r : Math.floor(rand() * N)));
+      for (let i = P - 1; i > 0; i--) {
+        const j = Math.floor(rand() * (i + 1));
+        [nodes[i], nodes[j]] = [nodes[j], nodes[i]];
+      }
+      out.push(topologyFromNodes(nodes, `random ${nodes.join(',')}`));
+    }
+    return out;
+  }
+  const leaderOf = (t: Topology, root: number, node: number): number => (node === t.nodeOf(root) ? root : t.ranksOn(node)[0]);
+
+  it('matches the reference for P = 1..24 on every placement, every root, counts 0, 1, 7 (and random delivery orders)', () => {
+    let ran = 0;
+    for (let P = 1; P <= 24; P++) {
+      for (const topology of topologies(P)) {
+        for (let root = 0; root < P; root++) {
+          for (const count of [0, 1, 7]) {
+            runCase({ collective: 'bcast', algorithm: 'multicast', size: P, count, root, topology });
+            ran++;
+          }
+          runCase({ collective: 'bcast', algorithm: 'multicast', size: P, count: 5, root, topology, order: 'random', seed: P * 31 + root });
+        }
+      }
+    }
+    expect(ran).toBeGreaterThan(4000);
+  });
+
+  it('one multicast group, at the root, to the other nodes\' leaders in ascending order; a tree of P − 1 messages; 1 + ⌈lg ppn⌉ rounds', () => {
+    for (const P of [1, 2, 3, 5, 8, 13, 24]) {
+      for (const t of topologies(P)) {
+        for (const root of new Set([0, Math.floor(P / 2), P - 1])) {
+          const s = generateSchedule('bcast', 'multicast', { size: P, count: 3, root, topology: t });
+          const N = t.nodeCount;
+          const label = `P=${P} root=${root} ${t.label}`;
+          const targets = Array.from({ length: N }, (_, n) => n).filter((n) => n !== t.nodeOf(root)).map((n) => t.ranksOn(n)[0]).sort((a, b) => a - b);
+          const marked = sends(s[root]).filter((st) => st.multicast);
+          expect(marked.map((st) => st.peer), label).toEqual(targets);
+          for (const st of marked) {
+            expect(st.deps, label).toEqual([]);
+            expect(st.round, label).toBe(0);
+            expect(st.region, label).toEqual({ buf: 1, offset: 0, count: 3 });
+          }
+          // The root's node broadcast does not wait for the multicast.
+          for (const st of sends(s[root])) expect(st.deps, label).toEqual([]);
+          const groups = compileSchedule(s[root]).mcastMembers;
+          expect(groups.length, label).toBe(N > 1 ? 1 : 0);
+          if (N > 1) expect(Array.from(groups[0]).map((i) => (s[root].steps[i] as SendStep).peer), label).toEqual(targets);
+          s.forEach((r, rank) => {
+            if (rank !== root) expect(sends(r).some((st) => st.multicast), `${label} rank ${rank}`).toBe(false);
+          });
+          // A tree: every non-root receives once, leaders from the root, the others inside their node.
+          expect(totalSends(s), label).toBe(P - 1);
+          parents(s).forEach((p, rank) => {
+            const node = t.nodeOf(rank);
+            if (rank === root) expect(p).toBe(-1);
+            else if (rank === leaderOf(t, root, node)) expect(p, `${label} rank ${rank}`).toBe(root);
+            else expect(t.nodeOf(p), `${label} rank ${rank}`).toBe(node);
+          });
+          expect(rounds(s), label).toBe(multicastRounds(t));
+          expect(multicastRounds(t)).toBe((N > 1 ? 1 : 0) + lg(t.maxPpn));
+        }
+      }
+    }
+  });
+
+  it('on a single node it is the node broadcast alone: no multicast-marked send', () => {
+    for (const P of [1, 2, 5, 8]) {
+      const t = topologyFromNodes(new Array<number>(P).fill(0), 'one node');
+      for (let root = 0; root < P; root++) {
+        const s = generateSchedule('bcast', 'multicast', { size: P, count: 2, root, topology: t });
+        for (const r of s) {
+          expect(sends(r).some((st) => st.multicast)).toBe(false);
+          expect(compileSchedule(r).mcastGroup).toBeUndefined();
+        }
+        expect(rounds(s)).toBe(lg(P));
+      }
+    }
+  });
+
+  it('the builder marks multicast sends, embed keeps the mark, and describeStep shows it', () => {
+    const ctx = makeContext('bcast', { rank: 0, size: 4, count: 2 });
+    const b = new ScheduleBuilder(ctx, 'x');
+    const ids = b.multicast([1, 2], b.out(0, 2));
+    b.send(3, b.out(0, 2));
+    const sub = b.build();
+    expect(ids).toEqual([0, 1]);
+    expect(sub.steps.map((st) => (st as SendStep).multicast)).toEqual([true, true, undefined]);
+    expect(describeStep(sub.steps[0])).toBe('send b1[0..2) -> 1 (multicast)');
+    const outer = new ScheduleBuilder(ctx, 'y');
+    outer.embed(sub, { peer: (r) => r, output: { buf: 1, offset: 0 } });
+    expect(outer.build().steps.map((st) => (st as SendStep).multicast)).toEqual([true, true, undefined]);
   });
 });
