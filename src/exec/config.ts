@@ -3,6 +3,7 @@
  * threads: job shape, placement, transport sizes and defaults. Plain data (it
  * crosses the IPC channel and worker_threads' structured clone).
  */
+import type { McastOptions } from '../transport/mcast/options.js';
 import { workerData } from 'node:worker_threads';
 import type { SharedMemory } from './simd.js';
 import type { StartupScheme } from '../launch/startup/schemes.js';
@@ -108,6 +109,8 @@ export interface RankSpec {
   readonly flagsPerEndpoint: number;
   /** The node's direct-write table (transport/tcp/direct.ts) on a multi-node job. */
   readonly direct?: SharedArrayBuffer;
+  /** The node process runs a multicast agent (transport/mcast) with these settings: broadcasts may multicast. */
+  readonly multicast?: McastOptions;
 }
 
 export const WORKER_KEY = '__collectivesRank';

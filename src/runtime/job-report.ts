@@ -12,6 +12,7 @@
 import { median } from '../core/stats.js';
 import type { TcpCounters } from '../transport/tcp/device.js';
 import type { MpiLinkCounters } from '../transport/mpi/link.js';
+import type { McastReport } from '../transport/mcast/agent.js';
 import type { ConnectionCounters, ConnectionPolicy } from '../transport/connections.js';
 import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import { addPathCounters, zeroPaths, type PathCounters } from './path-counters.js';
@@ -48,6 +49,10 @@ export interface NodeReport {
   readonly connections?: ConnectionCounters & { readonly connectMs: number };
   /** The MPI transport's traffic and library (transport/mpi; absent on TCP). */
   readonly mpi?: MpiLinkCounters;
+  /** The node's multicast agent (transport/mcast; absent on one node, with COLL_MCAST=off, or where multicast could not start). */
+  readonly multicast?: McastReport;
+  /** Why the node ran without its multicast agent although multicast was on. */
+  readonly multicastUnavailable?: string;
   /** Absent when no rank of the node offloaded a call. */
   readonly engine?: EngineCounters;
   /** This node's side of the start-up exchange (absent on a one-node job). */
@@ -100,6 +105,12 @@ export interface JobReport {
   readonly transport: 'tcp' | 'mpi';
   /** The MPI transport's totals and library (absent on TCP). */
   readonly mpi?: { readonly flavour: string; readonly library: string; readonly framesSent: number; readonly bytesSent: number };
+  /**
+   * The multicast broadcast path's totals over the nodes (absent when no node ran it;
+   * per node under nodes[i].multicast): fragments, the sync-ups that double as ACKs,
+   * NACKs, rebroadcast fragments, resyncs, fail-overs to the point-to-point tree.
+   */
+  readonly multicast?: McastTotals;
   readonly engine: EngineCounters;
   /**
    * Collective calls by the path they took, summed over ranks: `flat` (shared slots),
@@ -114,6 +125,51 @@ export interface JobReport {
   readonly startup?: StartupReport;
   /** Each node's figures, by node index. */
   readonly nodes: readonly NodeReport[];
+}
+
+export interface McastTotals {
+  readonly group: string;
+  readonly reliable: boolean;
+  readonly messages: number;
+  readonly fragments: number;
+  readonly fragmentsReceived: number;
+  readonly acks: number;
+  readonly nacks: number;
+  readonly retransmissions: number;
+  readonly resyncs: number;
+  readonly polls: number;
+  readonly failovers: number;
+  readonly treeFrames: number;
+  readonly duplicates: number;
+  readonly corrupt: number;
+  readonly stalls: number;
+  readonly setsSynced: number;
+  readonly foreignDropped: number;
+}
+
+function mcastTotals(reports: readonly NodeReport[]): McastTotals | undefined {
+  const ms = reports.flatMap((r) => (r.multicast ? [r.multicast] : []));
+  if (ms.length === 0) return undefined;
+  const sum = (f: (m: McastReport) => number): number => ms.reduce((s, m) => s + f(m), 0);
+  return {
+    group: ms[0].group,
+    reliable: ms[0].options.reliable,
+    messages: sum((m) => m.messagesSent),
+    fragments: sum((m) => m.fragmentsSent),
+    fragmentsReceived: sum((m) => m.fragmentsReceived),
+    acks: sum((m) => m.acks),
+    nacks: sum((m) => m.nacksSent),
+    retransmissions: sum((m) => m.retransmissions),
+    resyncs: sum((m) => m.resyncs),
+    polls: sum((m) => m.polls),
+    failovers: sum((m) => m.failovers),
+    treeFrames: sum((m) => m.treeFrames),
+    duplicates: sum((m) => m.duplicates),
+    corrupt: sum((m) => m.corrupt),
+    stalls: sum((m) => m.stalls),
+    setsSynced: sum((m) => m.setsSynced),
+    foreignDropped: sum((m) => m.foreignDropped),
+  };
 }
 
 /** Where a job's nodes ran and how they were started (`--hosts`, `--hostfile`, `--launch-agent`). */
@@ -182,6 +238,7 @@ export function combineReports(o: {
   const dg = (k: 'datagramsSent' | 'datagramsReceived' | 'retransmissions' | 'duplicatesDropped' | 'foreignDropped' | 'framesSent'): number => sum((r) => r.connections?.datagram[k] ?? 0);
   const policy = reports.find((r) => r.connections)?.connections?.policy;
   const mpi = reports.find((r) => r.mpi)?.mpi;
+  const multicast = mcastTotals(reports);
   return {
     version: 1,
     ranks: o.ranks,
@@ -207,6 +264,7 @@ export function combineReports(o: {
     tcp: { framesSent: sum((r) => r.tcp?.framesSent ?? 0), bytesSent: sum((r) => r.tcp?.bytesSent ?? 0), rejected: sum((r) => r.tcp?.rejected ?? 0) },
     transport: mpi ? 'mpi' : 'tcp',
     ...(mpi ? { mpi: { flavour: mpi.flavour, library: mpi.library, framesSent: sum((r) => r.mpi?.framesSent ?? 0), bytesSent: sum((r) => r.mpi?.bytesSent ?? 0) } } : {}),
+    ...(multicast ? { multicast } : {}),
     engine: {
       collectives: sum((r) => r.engine?.collectives ?? 0),
       framesSent: sum((r) => r.engine?.framesSent ?? 0),

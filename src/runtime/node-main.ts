@@ -42,6 +42,9 @@ import { AdaptiveLink, type ConnectionCounters } from '../transport/connections.
 import { DatagramPath, parseDatagramFault } from '../transport/udp/datagram-path.js';
 import { MpiSession } from '../transport/mpi/binding.js';
 import { MpiLink } from '../transport/mpi/link.js';
+import { McastAgent } from '../transport/mcast/agent.js';
+import { jobMcastGroup, parseMcastFaults, parseMcastGroup, parseMcastOptions } from '../transport/mcast/options.js';
+import { isIPv4 } from 'node:net';
 import { pairKey, type PairIds } from '../transport/tcp/endpoint-ids.js';
 import { exchangeEndpoints, type NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import type { ExchangeReply } from '../launch/startup/schemes.js';
@@ -262,6 +265,10 @@ async function listenBoth(tcp: () => TcpDevice, datagram: () => DatagramPath): P
 }
 
 let proxy: NodeProxy | undefined;
+let mcastAgent: McastAgent | undefined;
+let mcastOptions: RankSpec['multicast'];
+/** Why this multi-node job runs without multicast (undefined: it has it, or it was turned off). */
+let mcastWhyNot: string | undefined;
 let startup: NodeExchangeCounters | undefined;
 let listenedOn: string | undefined;
 let device: TcpDevice | undefined;
@@ -357,6 +364,39 @@ if (viaMpi) {
   const t0 = performance.now();
   await nodeLink.start();
   connectMs = performance.now() - t0;
+  await openMulticast(nodeLink, proxy, nodeOf, secret);
+}
+
+/**
+ * The node's multicast agent (transport/mcast; COLL_MCAST, on by default), joined on the
+ * node's own address (loopback for nodes on one host) or COLL_MCAST_IFACE. Where the
+ * group cannot be joined the job runs without it ({ algorithm: 'multicast' } then sends
+ * point to point) and the report says why. Bad settings fail the node.
+ */
+async function openMulticast(link: AdaptiveLink, p: NodeProxy, nodeOf: Int32Array, secret: Buffer): Promise<void> {
+  let options;
+  try {
+    options = parseMcastOptions(process.env.COLL_MCAST);
+    if (options === undefined) return;
+    const group = process.env.COLL_MCAST_GROUP ? parseMcastGroup(process.env.COLL_MCAST_GROUP) : jobMcastGroup(secret);
+    const iface = process.env.COLL_MCAST_IFACE ?? (isIPv4(spec.bindHost) ? spec.bindHost : '127.0.0.1');
+    const faults = parseMcastFaults(process.env.COLL_MCAST_FAULTS);
+    mcastAgent = await McastAgent.open({
+      node, nodeOf, options, group, iface, secret, faults, link,
+      deliver: (h, payload) => p.deliverFrame(h, payload),
+      onError: (e) => fail(first, e.message, true),
+    });
+    mcastOptions = options;
+    p.attachMulticast(mcastAgent);
+  } catch (e) {
+    const err = e as Error & { hint?: string };
+    if (err.name === 'ArgumentError') {
+      if (task) signalReady(task.ready, err.message);
+      fail(first, `${err.message}${err.hint ? ` (${err.hint})` : ''}`);
+      throw e;
+    }
+    mcastWhyNot = `the multicast group could not be joined: ${err.message}`;
+  }
 }
 // A task's rank (the process's main thread) waits for this before init() returns.
 if (task) signalReady(task.ready);
@@ -416,6 +456,7 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
     arenaReserved,
     flagsPerEndpoint: DEFAULT_FLAGS,
     ...(direct ? { direct: direct.sab } : {}),
+    ...(mcastOptions ? { multicast: mcastOptions } : {}),
   };
   const w = startWorker(workerUrl, {
     workerData: { [WORKER_KEY]: rankSpec },
@@ -457,12 +498,14 @@ void Promise.all(online).then(() => {
   send({ type: 'started' });
 });
 await Promise.all(finished);
-if (engine && spec.nodeCount > 1 && !task && !taskNode) {
+if ((engine || mcastAgent) && spec.nodeCount > 1 && !task && !taskNode) {
   // The engine keeps answering its peers until every rank of the job has returned: a
   // peer still in a collective may need it to repeat an acknowledgement that was lost
   // (the engines' protocols retransmit over lossy links, COLL_ENGINE_LOSS), which it
-  // cannot once it has stopped. coll run relays every rank's return, so this ends; under
-  // a cluster launcher nothing relays them, and the node stops at once as before.
+  // cannot once it has stopped. The multicast agent likewise: a root returns once its
+  // broadcast is buffered (seed 003 B5), and its node must still rebroadcast what a peer
+  // NACKs. coll run relays every rank's return, so this ends; under a cluster launcher
+  // nothing relays them, and the node stops at once as before.
   while (!failed && !jobReturned()) await new Promise((r) => setTimeout(r, 5));
 }
 engineRequest?.cancel();
@@ -478,6 +521,7 @@ if (engine) {
   clearTimeout(kill);
 }
 if (!failed) {
+  mcastAgent?.close();
   await proxy?.stop();
   finishing = true;
   // Exit once the launcher has the message (IPC sends are asynchronous). Over TCP, wait
@@ -519,6 +563,8 @@ function nodeReport(): NodeReport {
     ...(device ? { tcp: withDirect(device.counters()) } : {}),
     ...(nodeLink ? { connections: withDirectTraffic({ ...nodeLink.counters(), connectMs: Math.round(connectMs * 10) / 10 }) } : {}),
     ...(mpiLink ? { mpi: mpiLink.counters() } : {}),
+    ...(mcastAgent ? { multicast: mcastAgent.report() } : {}),
+    ...(mcastWhyNot ? { multicastUnavailable: mcastWhyNot } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
     helperThreads: helperPriority,

@@ -83,6 +83,7 @@ export class RankRuntime {
       localIndexOf,
       multiNode: job.nodeCount > 1,
       direct: spec.direct && job.nodeCount > 1 ? { table: new DirectTable(spec.direct, job.nodeCount), nodeOf } : undefined,
+      multicast: spec.multicast,
     });
     this.noise = noiseFromEnv(spec.worldRank);
     const os = Number(process.env.COLL_OFFLOAD_SPIN_US);

@@ -19,6 +19,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { TransportError } from '../core/errors.js';
 import { keepAlive, notifyIfSleeping, waitAsync, type Layout } from './shm/layout.js';
 import {
+  DST_MCAST_LIST,
   ENTRY_HEADER_BYTES,
   KIND_INLINE,
   KIND_SHM,
@@ -35,7 +36,14 @@ import {
   W_TOTAL,
   entryBytes,
 } from './shm/ring.js';
-import type { FrameHeader, NodeLink, Space } from './types.js';
+import { SPACE_MCAST, type FrameHeader, type NodeLink, type Space } from './types.js';
+import type { McastKey } from './mcast/broadcaster.js';
+
+/** The node's multicast agent as the proxy sees it (transport/mcast/agent.ts). */
+export interface ProxyMulticast {
+  send(key: McastKey, dsts: readonly number[], payload: Uint8Array, onBuffered?: () => void): void;
+  onControl(fromNode: number, h: FrameHeader, payload: Uint8Array): void;
+}
 
 export interface ProxyConfig {
   readonly control: SharedArrayBuffer;
@@ -51,6 +59,8 @@ export interface ProxyConfig {
   /** Busy-poll this long after the last traffic before sleeping (ms, default 0). */
   readonly spinMs?: number;
   readonly onError: (e: Error) => void;
+  /** The multicast agent: ranks' multicast entries go to it, SPACE_MCAST frames come from it (or attachMulticast). */
+  readonly multicast?: ProxyMulticast;
 }
 
 interface Inbound {
@@ -74,6 +84,10 @@ export class NodeProxy {
   /** How long the proxy keeps polling after the last traffic before it sleeps (ms). */
   private readonly spinMs: number;
   private active = 0;
+  /** Per local rank: the destination list of its next multicast, and its message while the chunks arrive. */
+  private readonly mcastDsts: (Int32Array | undefined)[] = [];
+  private mcastAgent: ProxyMulticast | undefined;
+  private readonly mcastParts: ({ key: McastKey; data: Uint8Array; got: number } | undefined)[] = [];
 
   constructor(private readonly c: ProxyConfig) {
     const L = c.layout;
@@ -87,7 +101,21 @@ export class NodeProxy {
     this.sleep = L.sleepIndex(L.proxy);
     this.segment = c.segmentBytes ?? 256 * 1024;
     this.spinMs = c.spinMs ?? 0;
-    c.link.onFrame = (_from, h, payload) => this.inbound(h, payload);
+    this.mcastAgent = c.multicast;
+    c.link.onFrame = (from, h, payload) => {
+      if (h.space === SPACE_MCAST) this.mcastAgent?.onControl(from, h, payload);
+      else this.inbound(h, payload);
+    };
+  }
+
+  /** The node's multicast agent, once it has joined its group (before any rank multicasts). */
+  attachMulticast(m: ProxyMulticast): void {
+    this.mcastAgent = m;
+  }
+
+  /** A message piece for a rank of this node from outside the link (the multicast agent's deliveries). */
+  deliverFrame(h: FrameHeader, payload: Uint8Array): void {
+    this.inbound(h, payload);
   }
 
   start(): void {
@@ -135,7 +163,7 @@ export class NodeProxy {
     for (const { from, ring } of this.inRings) {
       let n = 0;
       for (let at = ring.next(); at >= 0; at = ring.next()) {
-        ring.release(this.forward(ring, at));
+        ring.release(this.forward(from, ring, at));
         n++;
       }
       if (n > 0) {
@@ -157,11 +185,12 @@ export class NodeProxy {
   }
 
   /** Send one ring entry to its destination node; returns the entry's length. */
-  private forward(ring: Ring, at: number): number {
+  private forward(from: number, ring: Ring, at: number): number {
     const i32 = ring.i32;
     const w = at >> 2;
     const kw = i32[w + W_KIND];
     const dst = i32[w + W_DST];
+    if (dst < 0) return this.multicast(from, ring, at);
     const node = this.c.nodeOf[dst];
     const base = {
       context: i32[w + W_CONTEXT],
@@ -187,6 +216,45 @@ export class NodeProxy {
     const n = i32[w + W_BYTES];
     const payload = ring.u8.slice(at + ENTRY_HEADER_BYTES, at + ENTRY_HEADER_BYTES + n);
     this.c.link.send(node, { ...base, offset: i32[w + W_OFFSET] >>> 0 }, payload);
+    return entryBytes(n);
+  }
+
+  /** A multicast entry of local rank `from`: its destination list, or (a chunk of) its data for the agent. */
+  private multicast(from: number, ring: Ring, at: number): number {
+    const i32 = ring.i32;
+    const w = at >> 2;
+    const kw = i32[w + W_KIND];
+    const m = this.mcastAgent;
+    if (m === undefined) throw new TransportError(`rank ${i32[w + W_SRC]} sent a multicast but this node has no multicast agent`);
+    const n = (kw & 0xff) === KIND_SHM ? 0 : i32[w + W_BYTES];
+    if (i32[w + W_DST] === DST_MCAST_LIST) {
+      this.mcastDsts[from] = new Int32Array(ring.u8.slice(at + ENTRY_HEADER_BYTES, at + ENTRY_HEADER_BYTES + n).buffer);
+      return entryBytes(n);
+    }
+    const dsts = this.mcastDsts[from];
+    if (dsts === undefined) throw new TransportError(`rank ${i32[w + W_SRC]} sent multicast data without its destination list`);
+    const key: McastKey = { context: i32[w + W_CONTEXT], space: (kw >> 8) & 0xff, sig: kw >>> 16, tag: i32[w + W_TAG], src: i32[w + W_SRC], index: i32[w + W_INDEX] };
+    const total = i32[w + W_TOTAL] >>> 0;
+    if ((kw & 0xff) === KIND_SHM) {
+      // From the rank's memory in the arena: the send completes once the agent has it in its channels.
+      const flag = i32[w + W_FLAG];
+      m.send(key, [...dsts], new Uint8Array(this.c.arena, i32[w + W_OFFSET] >>> 0, total), () => this.ack(flag));
+      return ENTRY_HEADER_BYTES;
+    }
+    const offset = i32[w + W_OFFSET] >>> 0;
+    const chunk = ring.u8.subarray(at + ENTRY_HEADER_BYTES, at + ENTRY_HEADER_BYTES + n);
+    if (offset === 0 && n === total) {
+      m.send(key, [...dsts], chunk.slice());
+      return entryBytes(n);
+    }
+    let part = this.mcastParts[from];
+    if (part === undefined || offset === 0) part = this.mcastParts[from] = { key, data: new Uint8Array(total), got: 0 };
+    part.data.set(chunk, offset);
+    part.got += n;
+    if (part.got >= total) {
+      this.mcastParts[from] = undefined;
+      m.send(part.key, [...dsts], part.data);
+    }
     return entryBytes(n);
   }
 

@@ -24,7 +24,9 @@
 export const SPACE_COLL = 0;
 export const SPACE_P2P = 1;
 export const SPACE_CTRL = 2;
-export type Space = typeof SPACE_COLL | typeof SPACE_P2P | typeof SPACE_CTRL;
+/** Frames between the node processes' multicast agents (transport/mcast), never for a rank. */
+export const SPACE_MCAST = 3;
+export type Space = typeof SPACE_COLL | typeof SPACE_P2P | typeof SPACE_CTRL | typeof SPACE_MCAST;
 
 /** Wildcard for `src` and `tag` of point-to-point receives. */
 export const ANY = -1;

@@ -34,6 +34,7 @@ class Net {
   /** Per node: pieces received, keyed by message, reassembled. */
   readonly got: Map<string, { total: number; data: Uint8Array; filled: number; pieces: number }>[] = [];
   readonly delivered: Received[][] = [];
+  readonly done: Set<string>[] = [];
   private readonly rng: Rng;
   datagrams = 0;
 
@@ -48,6 +49,7 @@ class Net {
     for (let n = 0; n < N; n++) {
       this.got.push(new Map());
       this.delivered.push([]);
+      this.done.push(new Set());
       const env: McastEnv = {
         nodeOf,
         multicast: (d) => this.multicast(n, d),
@@ -107,6 +109,7 @@ class Net {
   private deliver(n: number, h: FrameHeader, payload: Uint8Array): void {
     expect(h.dst).toBe(n);
     const key = `${h.src}/${h.tag}`;
+    expect(this.done[n].has(key), `a piece of ${key} after it was complete`).toBe(false);
     let m = this.got[n].get(key);
     if (m === undefined) {
       m = { total: h.total, data: new Uint8Array(h.total), filled: 0, pieces: 0 };
@@ -118,6 +121,7 @@ class Net {
     m.pieces++;
     if (m.filled === m.total) {
       this.delivered[n].push({ key, bytes: [...m.data] });
+      this.done[n].add(key);
       this.got[n].delete(key);
     }
   }
@@ -138,6 +142,7 @@ function broadcastAll(net: Net, plan: { root: number; bytes: number }[], gapUs =
   });
   net.run();
   for (let n = 0; n < net.N; n++) {
+    expect([...net.got[n].keys()], `node ${n}: messages left incomplete`).toEqual([]);
     const expected = plan
       .map((p, tag) => ({ p, tag }))
       .filter(({ p }) => p.root !== n)
@@ -207,7 +212,7 @@ describe('multicast broadcaster', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 2, max: 7 }),
-        fc.array(fc.tuple(fc.nat(6), fc.integer({ min: 0, max: 2000 })), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.tuple(fc.nat(6), fc.integer({ min: 0, max: 5000 })), { minLength: 1, maxLength: 16 }),
         fc.record({ loss: fc.double({ min: 0, max: 0.3, noNaN: true }), dup: fc.double({ min: 0, max: 0.1, noNaN: true }), reorder: fc.double({ min: 0, max: 0.2, noNaN: true }), corrupt: fc.double({ min: 0, max: 0.1, noNaN: true }) }),
         fc.integer({ min: 1, max: 1000 }),
         (N, msgs, faults, seed) => {

@@ -40,8 +40,8 @@
  * Unreliable mode (B12) keeps the channels and their synchronisation (flow control)
  * but sends no checksums, NACKs, polls or rebroadcasts: a lost datagram is lost.
  *
- * Delivery: a node passes each message's fragments, in order, to the destination rank
- * it hosts (one per node: the node's leader; it shares the data on-host, B11).
+ * Delivery: a node passes each message, once whole, to the destination rank it hosts
+ * (one per node: the node's leader; it shares the data on-host, B11).
  */
 import { TransportError } from '../../core/errors.js';
 import type { FrameHeader } from '../types.js';
@@ -74,7 +74,7 @@ export interface McastEnv {
   /** Microseconds. */
   now(): number;
   setTimer(delayUs: number, callback: () => void): TimerHandle;
-  /** A piece of a broadcast message for the local rank `h.dst` (in order within the message). */
+  /** A whole broadcast message for the local rank `h.dst`. */
   deliver(h: FrameHeader, payload: Uint8Array): void;
 }
 
@@ -107,8 +107,10 @@ export interface McastCounters {
   polls: number;
   closes: number;
   syncDowns: number;
-  /** Sets synchronised (sender side). */
+  /** Sets synchronised (sender side), and the time from a set's closing to its sync (ms, sum and maximum). */
   setsSynced: number;
+  syncMs: number;
+  syncMsMax: number;
   /** Times a sender found no free channel set, and the time it waited (ms). */
   stalls: number;
   stallMs: number;
@@ -120,7 +122,7 @@ export interface McastCounters {
 export function emptyCounters(): McastCounters {
   return {
     messagesSent: 0, messagesDelivered: 0, fragmentsSent: 0, fragmentsReceived: 0, bytesSent: 0, duplicates: 0, corrupt: 0, acks: 0,
-    nacksSent: 0, nacksReceived: 0, retransmissions: 0, resyncs: 0, polls: 0, closes: 0, syncDowns: 0, setsSynced: 0, stalls: 0, stallMs: 0,
+    nacksSent: 0, nacksReceived: 0, retransmissions: 0, resyncs: 0, polls: 0, closes: 0, syncDowns: 0, setsSynced: 0, stalls: 0, stallMs: 0, syncMs: 0, syncMsMax: 0,
     failovers: 0, treeFrames: 0,
   };
 }
@@ -175,6 +177,12 @@ interface SendRound {
   polls: number;
   timer: TimerHandle | undefined;
   closeDatagram: Buffer | undefined;
+  /** When the round was closed (µs). */
+  closedAt: number;
+  /** Reports counted at the last poll (a poll without progress counts toward fail-over). */
+  reportedAtPoll: number;
+  /** Polls in a row without progress. */
+  idlePolls: number;
 }
 
 class SenderStream {
@@ -201,8 +209,8 @@ interface RecvRound {
 }
 
 interface RecvMessage {
-  readonly pieces: Map<number, { h: McastHeader; payload: Uint8Array }>;
-  next: number;
+  readonly data: Uint8Array;
+  got: number;
   readonly fragments: number;
 }
 
@@ -427,7 +435,7 @@ export class McastBroadcaster {
   private sendRound(s: SenderStream, round: number): SendRound {
     let r = s.rounds.get(round);
     if (r === undefined) {
-      r = { end: (round + 1) * this.S, closed: false, datagrams: [], sentAt: [], reported: new Set(), polls: 0, timer: undefined, closeDatagram: undefined };
+      r = { end: (round + 1) * this.S, closed: false, datagrams: [], sentAt: [], reported: new Set(), polls: 0, timer: undefined, closeDatagram: undefined, closedAt: 0, reportedAtPoll: 0, idlePolls: 0 };
       s.rounds.set(round, r);
     }
     return r;
@@ -448,6 +456,7 @@ export class McastBroadcaster {
     const r = this.sendRound(s, round);
     r.end = end;
     r.closed = true;
+    r.closedAt = this.env.now();
     if (end < (round + 1) * this.S) {
       // Closed early: tell the receivers where the round ends.
       r.closeDatagram = encodeDatagram(this.header(s, T_CLOSE, end, round), new Uint8Array(0));
@@ -467,7 +476,10 @@ export class McastBroadcaster {
       if (!s.rounds.has(round)) return;
       r.polls++;
       this.counters.polls++;
-      if (r.polls > this.options.maxFail && !s.g.failedOver) {
+      // A poll answered by new reports is progress (a slow sync, not a failure).
+      r.idlePolls = r.reported.size > r.reportedAtPoll ? 1 : r.idlePolls + 1;
+      r.reportedAtPoll = r.reported.size;
+      if (r.idlePolls > this.options.maxFail && !s.g.failedOver) {
         this.failover(s);
       } else {
         // The poll: the CLOSE again (receivers answer with NACKs for what they lack).
@@ -490,6 +502,11 @@ export class McastBroadcaster {
     r?.timer?.cancel();
     s.rounds.delete(round);
     this.counters.setsSynced++;
+    if (r !== undefined) {
+      const ms = (this.env.now() - r.closedAt) / 1000;
+      this.counters.syncMs += ms;
+      if (ms > this.counters.syncMsMax) this.counters.syncMsMax = ms;
+    }
     this.counters.syncDowns++;
     this.transmit(s, encodeDatagram(this.header(s, T_SYNC_DOWN, round, round), new Uint8Array(0)));
     s.syncedAbove.add(round);
@@ -606,28 +623,25 @@ export class McastBroadcaster {
     if (!viaTree && this.options.reliable) this.watchHoles(r);
   }
 
-  /** Keep the fragment and pass on what is now in order. */
+  /**
+   * Reassemble the message in its own buffer and pass it on whole: a rank's ring takes
+   * the pieces of one sender's messages one message at a time (the node link's order),
+   * and fragments of different messages from one root may arrive interleaved.
+   */
   private collect(r: ReceiverStream, h: McastHeader, payload: Uint8Array): void {
     let m = r.messages.get(h.first);
     if (m === undefined) {
-      m = { pieces: new Map(), next: 0, fragments: h.fragments };
+      m = { data: new Uint8Array(h.total), got: 0, fragments: h.fragments };
       r.messages.set(h.first, m);
     }
-    m.pieces.set(h.g - h.first, { h, payload });
-    for (let p = m.pieces.get(m.next); p !== undefined; p = m.pieces.get(m.next)) {
-      m.pieces.delete(m.next);
-      m.next++;
-      for (const dst of p.h.dsts) {
-        if (this.env.nodeOf[dst] !== this.node) continue;
-        this.env.deliver(
-          { context: p.h.context, space: p.h.space as FrameHeader['space'], sig: p.h.sig, tag: p.h.tag, src: p.h.src, dst, index: p.h.index, total: p.h.total, offset: p.h.offset },
-          p.payload,
-        );
-      }
-    }
-    if (m.next === m.fragments) {
-      r.messages.delete(h.first);
-      this.counters.messagesDelivered++;
+    if (h.offset + payload.byteLength <= m.data.byteLength) m.data.set(payload, h.offset);
+    m.got++;
+    if (m.got < m.fragments) return;
+    r.messages.delete(h.first);
+    this.counters.messagesDelivered++;
+    for (const dst of h.dsts) {
+      if (this.env.nodeOf[dst] !== this.node) continue;
+      this.env.deliver({ context: h.context, space: h.space as FrameHeader['space'], sig: h.sig, tag: h.tag, src: h.src, dst, index: h.index, total: h.total, offset: 0 }, m.data);
     }
   }
 

@@ -22,7 +22,9 @@
  * event-loop wait), re-polls, then Atomics.waits on the rank's doorbell; producers
  * ring the bell only when the count is non-zero.
  */
-import { MismatchError } from '../../core/errors.js';
+import { ArgumentError, MismatchError } from '../../core/errors.js';
+import { McastBroadcaster } from '../mcast/broadcaster.js';
+import type { McastOptions } from '../mcast/options.js';
 import {
   ANY,
   SPACE_COLL,
@@ -40,6 +42,8 @@ import { TransportError } from '../../core/errors.js';
 import { encodeHeader, FRAME_HEADER_BYTES } from '../tcp/framing.js';
 import { isAborting, keepAlive, notifyIfSleeping, readAbort, waitAsync, type Layout } from './layout.js';
 import {
+  DST_MCAST_DATA,
+  DST_MCAST_LIST,
   ENTRY_HEADER_BYTES,
   KIND_INLINE,
   KIND_SHM,
@@ -76,6 +80,8 @@ export interface ShmEndpointConfig {
    * table allows, instead of through the proxy. Absent: always through the proxy.
    */
   readonly direct?: { readonly table: DirectTable; readonly nodeOf: Int32Array };
+  /** The node process's multicast agent settings (transport/mcast), if it runs one: imcast() goes to it through the proxy. */
+  readonly multicast?: McastOptions;
 }
 
 class SendReq implements SendOp {
@@ -85,6 +91,8 @@ class SendReq implements SendOp {
   sent = 0;
   /** Completion cell id (zero-copy protocol), or -1. */
   flag = -1;
+  /** A multicast's destination list, until its entry is in the ring toward the proxy. */
+  mcast: Int32Array | undefined = undefined;
   constructor(
     readonly key: MessageKey,
     readonly data: Uint8Array,
@@ -163,6 +171,7 @@ export class ShmEndpoint implements Endpoint {
   private order = 0;
   private queuedSends = 0;
   private readonly direct: ShmEndpointConfig['direct'];
+  private readonly multicast: McastOptions | undefined;
   /** The buffer direct frames are encoded into (tcp/direct.ts). */
   private readonly frameBuf: Buffer;
 
@@ -176,6 +185,7 @@ export class ShmEndpoint implements Endpoint {
     this.localIndexOf = c.localIndexOf;
     this.zeroCopyMin = c.zeroCopyMin ?? 4096;
     this.direct = c.multiNode ? c.direct : undefined;
+    this.multicast = c.multiNode ? c.multicast : undefined;
     this.frameBuf = Buffer.allocUnsafe(this.direct ? FRAME_HEADER_BYTES + SMALL_FRAME : 0);
     const L = c.layout;
     this.outRings = new Array<Ring | undefined>(L.endpoints).fill(undefined);
@@ -222,6 +232,52 @@ export class ShmEndpoint implements Endpoint {
     return req;
   }
 
+  imcast(key: MessageKey, dsts: readonly number[], data: Uint8Array, onComplete?: Callback<SendOp>): SendOp | undefined {
+    if (this.multicast === undefined || dsts.length === 0) return undefined;
+    if (dsts.length > McastBroadcaster.maxDestinations(this.multicast)) {
+      throw new ArgumentError(
+        `a multicast to ${dsts.length} nodes does not fit the channel layout: every fragment of ${this.multicast.fragmentBytes} bytes carries a 4-byte address per node`,
+        `raise the fragment size (COLL_MCAST=fragment=${Math.min(4 * dsts.length * 4, 65000)}) or use another broadcast algorithm`,
+      );
+    }
+    const hop = this.layout.proxy;
+    const req = new SendReq({ ...key, dst: DST_MCAST_DATA }, data, hop, onComplete);
+    req.mcast = Int32Array.from(dsts);
+    if (data.buffer === this.arena && data.byteLength >= this.zeroCopyMin && this.freeFlags.length > 0) {
+      req.flag = this.freeFlags.pop() as number;
+      Atomics.store(this.i32, this.layout.flagIndex(req.flag), 0);
+    }
+    const q = this.outQueues[hop];
+    if (q.length === 0 && this.push(req)) return req;
+    q.push(req);
+    this.queuedSends++;
+    return req;
+  }
+
+  /** The destination list entry that precedes a multicast's data; false when the ring is full. */
+  private pushMcastList(req: SendReq, list: Int32Array): boolean {
+    const ring = this.outRings[req.hop] as Ring;
+    const n = list.byteLength;
+    const len = entryBytes(n);
+    const at = ring.reserve(len);
+    if (at < 0) return false;
+    const w = at >> 2;
+    const i32 = ring.i32;
+    i32[w + W_KIND] = KIND_INLINE | (req.key.space << 8);
+    i32[w + W_CONTEXT] = req.key.context;
+    i32[w + W_TAG] = req.key.tag;
+    i32[w + W_SRC] = this.rank;
+    i32[w + W_DST] = DST_MCAST_LIST;
+    i32[w + W_INDEX] = req.key.index;
+    i32[w + W_TOTAL] = n;
+    i32[w + W_OFFSET] = 0;
+    i32[w + W_BYTES] = n;
+    ring.u8.set(new Uint8Array(list.buffer, list.byteOffset, n), at + ENTRY_HEADER_BYTES);
+    ring.commit(len);
+    req.mcast = undefined;
+    return true;
+  }
+
   /**
    * Write the message as one frame to its node's connection (tcp/direct.ts); false when
    * it must go through the proxy: the table has no open connection to that node, or
@@ -257,6 +313,7 @@ export class ShmEndpoint implements Endpoint {
 
   /** Write as much of `req` as the ring takes; true when fully written. */
   private push(req: SendReq): boolean {
+    if (req.mcast !== undefined && !this.pushMcastList(req, req.mcast)) return false;
     const ring = this.outRings[req.hop] as Ring;
     const k = req.key;
     const space = (k.space << 8) | ((k.sig ?? 0) << 16);

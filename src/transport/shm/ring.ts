@@ -25,6 +25,14 @@ export const W_OFFSET = 7; // inline: offset of this chunk in the message; shm: 
 export const W_BYTES = 8; // inline: payload bytes of this entry
 export const W_FLAG = 9; // shm: completion cell id
 
+/**
+ * W_DST of entries toward the proxy that are not for one rank: the destination list of
+ * the multicast that follows (payload: int32 world ranks), and that multicast's data
+ * (transport/mcast: the node's multicast agent sends it).
+ */
+export const DST_MCAST_LIST = -2;
+export const DST_MCAST_DATA = -3;
+
 export const KIND_INLINE = 1;
 export const KIND_SHM = 2;
 export const KIND_SKIP = 3;
