@@ -145,6 +145,9 @@ interface Partial {
 /** Direct writes up to this payload copy header and payload into one buffer (one write(2) of contiguous bytes). */
 const SMALL_FRAME = 16 * 1024;
 
+/** Largest multicast copied into the ring toward the proxy (larger ones from the arena go zero-copy). */
+const MCAST_EAGER_MAX = 64 * 1024;
+
 /** Calls that make V8 allocate and fill a function's type feedback (its default threshold is 8). */
 const PRIME_CALLS = 32;
 
@@ -243,7 +246,10 @@ export class ShmEndpoint implements Endpoint {
     const hop = this.layout.proxy;
     const req = new SendReq({ ...key, dst: DST_MCAST_DATA }, data, hop, onComplete);
     req.mcast = Int32Array.from(dsts);
-    if (data.buffer === this.arena && data.byteLength >= this.zeroCopyMin && this.freeFlags.length > 0) {
+    // Eager up to MCAST_EAGER_MAX: copied into the ring, the root returns at once (the
+    // agent buffers it, seed 003 B5); above, the agent reads the arena and the send
+    // completes when the message is in its channels.
+    if (data.buffer === this.arena && data.byteLength > MCAST_EAGER_MAX && this.freeFlags.length > 0) {
       req.flag = this.freeFlags.pop() as number;
       Atomics.store(this.i32, this.layout.flagIndex(req.flag), 0);
     }
