@@ -4,7 +4,7 @@
  * `coll run --hosts … --launch-agent "ssh -F …"`: nodes on three hosts, bound to their
  * own addresses, talking over the bridge; the orphan that ssh alone leaves, measured
  * beside the runtime's nodes ending; a daemon ring over ssh; a host that does not
- * exist; a host that dies.
+ * exist; a host that dies; multicast broadcasts over the bridge.
  * Skipped, saying what is missing, without root, iproute2 or openssh-server (CI has them).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -82,6 +82,26 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
     expect(rep.nodes.map((n) => n.address?.split(':')[0])).toEqual(['10.77.0.1', '10.77.0.2', '10.77.0.3']);
     expect(rep.launch?.hosts.map((h) => h.host)).toEqual(['h0', 'h1', 'h2']);
     expect(rep.connections).toBe(3);
+  });
+
+  it("multicast broadcasts across the hosts: each node joins the group on its own address, every result right; a host that hears nothing fails over", () => {
+    const mix = fileURLToPath(new URL('../runtime/programs/multicast-mix.ts', import.meta.url));
+    const report = join(dir, 'mcast-report.json');
+    const r = inH0(coll(['-n', '6', '--hosts', 'h0:2,h1:2,h2:2', '--report', report, mix]));
+    expect(r.status, r.stderr).toBe(0);
+    const checks = r.stdout.split('\n').filter((l) => l.includes('REPORT '));
+    expect(checks).toHaveLength(6);
+    expect(checks.every((l) => l.includes('"failures":[]')), checks.join('\n')).toBe(true);
+    const rep = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
+    expect(rep.nodes.map((n) => n.multicast?.iface)).toEqual(['10.77.0.1', '10.77.0.2', '10.77.0.3']);
+    expect(rep.multicast?.fragmentsReceived).toBe(2 * (rep.multicast?.fragments ?? 0));
+
+    const blocked = inH0(['env', 'COLL_MCAST_FAULTS=loss=1,node=2', ...coll(['-n', '6', '--hosts', 'h0:2,h1:2,h2:2', '--report', report, mix])]);
+    expect(blocked.status, blocked.stderr).toBe(0);
+    expect(blocked.stdout.split('\n').filter((l) => l.includes('REPORT ') && l.includes('"failures":[]'))).toHaveLength(6);
+    const rb = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
+    expect(rb.multicast?.failovers).toBeGreaterThan(0);
+    expect(rb.nodes[2].multicast?.injectedLoss).toBeGreaterThan(0);
   });
 
   it('ssh alone leaves its remote command running when killed; the runtime ends its nodes', async () => {

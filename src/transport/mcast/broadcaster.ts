@@ -32,8 +32,8 @@
  * NACKs holes that stay open for `nackUs` (datagrams may be reordered) or that a CLOSE
  * or poll reveals. The manager rebroadcasts each NACKed fragment once per NACK batch
  * (a resync: every node that missed it gets it, the others drop the duplicate). A set
- * not synchronised within `rtoUs` of being used up is polled (its CLOSE is multicast
- * again, rtoUs doubling). A fragment rebroadcast more than `maxFail` times, or a set
+ * not synchronised within `rtoUs` (or twice the smoothed sync time, if longer) of
+ * being used up is polled (its CLOSE is multicast again, the wait doubling). A fragment rebroadcast more than `maxFail` times, or a set
  * polled more than `maxFail` times, is a hardware failure: the stream fails over to a
  * point-to-point binomial tree over the reliable node links (C_TREE frames forwarded
  * by every node), for the fragments not yet synchronised and for everything after.
@@ -159,6 +159,8 @@ function makeGroup(context: number, sender: number, dsts: readonly number[], nod
 
 interface PendingMessage {
   readonly key: McastKey;
+  /** This message's destinations (communicators sharing a context and node set share the stream, not the leaders). */
+  readonly dsts: readonly number[];
   readonly payload: Uint8Array;
   readonly fragments: number;
   first: number;
@@ -194,6 +196,8 @@ class SenderStream {
   readonly queue: PendingMessage[] = [];
   idleTimer: TimerHandle | undefined;
   stallStart = -1;
+  /** Smoothed time from closing a set to its sync (µs; TCP's SRTT weights). */
+  syncUs = 0;
   constructor(readonly g: Group) {}
 }
 
@@ -227,8 +231,9 @@ class ReceiverStream {
   constructor(readonly g: Group) {}
 }
 
-/** Most fragments one NACK names. */
-const MAX_NACK = 512;
+/** Most fragments one NACK names, and most one resync rebroadcasts (the oldest first): a burst of rebroadcasts overflowing the receivers' buffers would make the next losses. */
+const MAX_NACK = 64;
+const MAX_RESEND = 16;
 
 export class McastBroadcaster {
   readonly counters = emptyCounters();
@@ -271,7 +276,7 @@ export class McastBroadcaster {
       this.senders.set(key.context, s);
     }
     const F = this.options.fragmentBytes;
-    s.queue.push({ key, payload, fragments: Math.max(1, Math.ceil(payload.byteLength / F)), first: -1, next: 0, onBuffered });
+    s.queue.push({ key, dsts, payload, fragments: Math.max(1, Math.ceil(payload.byteLength / F)), first: -1, next: 0, onBuffered });
     this.counters.messagesSent++;
     this.pump(s);
   }
@@ -371,7 +376,7 @@ export class McastBroadcaster {
       if (m.next === 0) m.first = g;
       const off = m.next * F;
       const piece = m.payload.subarray(off, Math.min(off + F, m.payload.byteLength));
-      const d = encodeDatagram(this.header(s, T_DATA, g, round, { first: m.first, fragments: m.fragments, total: m.payload.byteLength, offset: off, key: m.key }), piece);
+      const d = encodeDatagram(this.header(s, T_DATA, g, round, { first: m.first, fragments: m.fragments, total: m.payload.byteLength, offset: off, key: m.key, dsts: m.dsts }), piece);
       const sr = this.sendRound(s, round);
       sr.datagrams[g - round * S] = d;
       sr.sentAt[g - round * S] = this.env.now();
@@ -408,7 +413,7 @@ export class McastBroadcaster {
     type: number,
     g: number,
     round: number,
-    m?: { first: number; fragments: number; total: number; offset: number; key: McastKey },
+    m?: { first: number; fragments: number; total: number; offset: number; key: McastKey; dsts: readonly number[] },
   ): McastHeader {
     return {
       type,
@@ -428,7 +433,7 @@ export class McastBroadcaster {
       space: m?.key.space ?? 0,
       sig: m?.key.sig ?? 0,
       timestamp: Math.floor(this.env.now()) >>> 0,
-      dsts: s.g.dsts,
+      dsts: m?.dsts ?? s.g.dsts,
     };
   }
 
@@ -471,7 +476,10 @@ export class McastBroadcaster {
     // Unreliable mode has no polls; after a fail-over the tree is reliable.
     if (this.closed || !this.options.reliable || s.g.failedOver) return;
     r.timer?.cancel();
-    r.timer = this.env.setTimer(this.options.rtoUs * 2 ** Math.min(r.polls, 5), () => {
+    // The poll waits for rtoUs, or twice the smoothed sync time when syncs are slower
+    // (a loaded machine), doubling per poll.
+    const base = Math.max(this.options.rtoUs, 2 * s.syncUs);
+    r.timer = this.env.setTimer(base * 2 ** Math.min(r.polls, 5), () => {
       r.timer = undefined;
       if (!s.rounds.has(round)) return;
       r.polls++;
@@ -503,7 +511,9 @@ export class McastBroadcaster {
     s.rounds.delete(round);
     this.counters.setsSynced++;
     if (r !== undefined) {
-      const ms = (this.env.now() - r.closedAt) / 1000;
+      const us = this.env.now() - r.closedAt;
+      s.syncUs = s.syncUs === 0 ? us : 0.875 * s.syncUs + 0.125 * us;
+      const ms = us / 1000;
       this.counters.syncMs += ms;
       if (ms > this.counters.syncMsMax) this.counters.syncMsMax = ms;
     }
@@ -519,6 +529,7 @@ export class McastBroadcaster {
     let resent = 0;
     const closes = new Set<number>();
     for (const g of gs) {
+      if (resent >= MAX_RESEND) break;
       const round = Math.floor(g / this.S);
       const r = s.rounds.get(round);
       if (r === undefined || g >= s.nextG) continue;

@@ -2,7 +2,7 @@
  * Settings of the multicast broadcast path (seed 003 ch. 5) and its injected faults,
  * read from the environment of the node processes:
  *
- *   COLL_MCAST=off | channels=64,sets=4,fragment=8192,reliable=1,rto=5000,nack=1000,idle=1000,maxfail=4
+ *   COLL_MCAST=off | channels=32,sets=4,fragment=8192,reliable=1,rto=10000,nack=1000,idle=1000,maxfail=4
  *   COLL_MCAST_FAULTS=loss=0.2,dup=0.05,reorder=0.1,corrupt=0.05,seed=7[,node=K]
  *   COLL_MCAST_GROUP=239.x.y.z:port      (default: derived from the job's secret)
  *   COLL_MCAST_IFACE=address             (default: the node's bind address, loopback on one host)
@@ -35,10 +35,10 @@ export interface McastOptions {
 
 export const DEFAULT_MCAST_OPTIONS: McastOptions = Object.freeze({
   fragmentBytes: 8192,
-  channels: 64,
+  channels: 32,
   sets: 4,
   reliable: true,
-  rtoUs: 5000,
+  rtoUs: 10000,
   nackUs: 1000,
   idleUs: 1000,
   maxFail: 4,
@@ -74,7 +74,7 @@ export function parseMcastOptions(text: string | undefined): McastOptions | unde
 export function checkMcastOptions(o: McastOptions): void {
   if (o.sets < 1) throw new ArgumentError(`multicast: sets=${o.sets} must be at least 1`);
   if (o.channels < o.sets || o.channels % o.sets !== 0) {
-    throw new ArgumentError(`multicast: channels=${o.channels} must be a positive multiple of sets=${o.sets}`, 'e.g. channels=64,sets=4 (four sets of sixteen channels)');
+    throw new ArgumentError(`multicast: channels=${o.channels} must be a positive multiple of sets=${o.sets}`, 'e.g. channels=32,sets=4 (four sets of eight channels)');
   }
   if (o.fragmentBytes < 16) throw new ArgumentError(`multicast: fragment=${o.fragmentBytes} bytes is below the 16-byte minimum`);
   if (o.fragmentBytes > MAX_DATAGRAM_BYTES) {

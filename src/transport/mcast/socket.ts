@@ -120,6 +120,9 @@ export class McastSocket {
 
   private received(b: Buffer): void {
     if (this.closed) return;
+    // Our own datagrams come back (loopback is on for the other nodes of this host): drop
+    // them before the MAC check (a forgery claiming to be ours is dropped all the same).
+    if (b.byteLength >= 12 && b.readUInt32LE(8) === this.o.node) return;
     if (!this.authentic(b)) {
       this.counters.foreignDropped++;
       return;
