@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { McastBroadcaster, type McastEnv } from '../../src/transport/mcast/broadcaster.js';
-import { DEFAULT_MCAST_OPTIONS, type McastOptions } from '../../src/transport/mcast/options.js';
+import { DEFAULT_MCAST_OPTIONS, jobMcastGroup, parseMcastFaults, parseMcastGroup, parseMcastOptions, type McastOptions } from '../../src/transport/mcast/options.js';
 import { Rng } from '../../src/core/random.js';
 import type { FrameHeader } from '../../src/transport/types.js';
 
@@ -227,5 +227,34 @@ describe('multicast broadcaster', () => {
   it('rejects a group too large for the channel layout', () => {
     const net = new Net(3, { ...small, fragmentBytes: 64 });
     expect(() => net.nodes[0].send({ context: 1, space: 0, tag: 0, src: 0, index: 0, sig: 0 }, Array.from({ length: 17 }, (_, i) => i + 1), new Uint8Array(1))).toThrow(/does not fit the channel layout/);
+  });
+});
+
+describe('multicast settings (COLL_MCAST, COLL_MCAST_FAULTS, COLL_MCAST_GROUP)', () => {
+  it('parses the defaults, off, and overrides; rejects bad layouts with a hint', () => {
+    expect(parseMcastOptions(undefined)).toEqual(DEFAULT_MCAST_OPTIONS);
+    expect(parseMcastOptions('off')).toBeUndefined();
+    expect(parseMcastOptions('channels=16,sets=1,reliable=0')).toMatchObject({ channels: 16, sets: 1, reliable: false, fragmentBytes: DEFAULT_MCAST_OPTIONS.fragmentBytes });
+    expect(() => parseMcastOptions('channels=10,sets=4')).toThrow(/channels=10 must be a positive multiple of sets=4/);
+    expect(() => parseMcastOptions('fragment=65500')).toThrow(/above the datagram limit/);
+    expect(() => parseMcastOptions('sets=0')).toThrow(/sets=0 must be at least 1/);
+    expect(() => parseMcastOptions('channels=-2')).toThrow(/not key=non-negative integer/);
+  });
+
+  it('parses faults (any subset, node=K) and rejects probabilities out of range', () => {
+    expect(parseMcastFaults('')).toBeUndefined();
+    expect(parseMcastFaults('loss=1,node=2')).toEqual({ loss: 1, dup: 0, reorder: 0, corrupt: 0, seed: 1, node: 2 });
+    expect(parseMcastFaults('loss=0.2,dup=0.05,reorder=0.1,corrupt=0.05,seed=7')).toMatchObject({ loss: 0.2, corrupt: 0.05, seed: 7 });
+    expect(() => parseMcastFaults('loss=1.5')).toThrow(/not a probability/);
+    expect(() => parseMcastFaults('drop=0.1')).toThrow(/unknown key 'drop'/);
+  });
+
+  it('a group is an IPv4 multicast address and port; the job default is derived from the secret', () => {
+    expect(parseMcastGroup('239.1.2.3:4000')).toEqual({ address: '239.1.2.3', port: 4000 });
+    expect(() => parseMcastGroup('10.0.0.1:4000')).toThrow(/not an IPv4 multicast address/);
+    const g = jobMcastGroup(Buffer.from('00112233445566778899aabbccddeeff', 'hex'));
+    expect(g.address).toMatch(/^239\.77\.\d+\.\d+$/);
+    expect(g.port).toBeGreaterThanOrEqual(20000);
+    expect(g.port).toBeLessThan(60000);
   });
 });

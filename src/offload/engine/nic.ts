@@ -61,6 +61,8 @@ export function nicAlgorithms(kind: CollectiveKind): string[] {
       ? [...BARRIER_ALGORITHMS]
       : kind === 'bcast'
         ? listAlgorithms('bcast')
+            // Trees over the engines, which have no node topology: node-aware schedules (multicast) would be flat.
+            .filter((a) => a.topology === undefined)
             .map((a) => a.name)
             .filter((n) => isTreeBcast(n))
         : kind === 'allgather'
