@@ -13,6 +13,7 @@
  * `loss=1` blocks its multicast reception entirely.
  */
 import { ArgumentError } from '../../core/errors.js';
+import { datagramBytes } from './wire.js';
 
 export interface McastOptions {
   /** Payload bytes per fragment (one datagram; the seed fragments above 16 KB). */
@@ -77,8 +78,11 @@ export function checkMcastOptions(o: McastOptions): void {
     throw new ArgumentError(`multicast: channels=${o.channels} must be a positive multiple of sets=${o.sets}`, 'e.g. channels=32,sets=4 (four sets of eight channels)');
   }
   if (o.fragmentBytes < 16) throw new ArgumentError(`multicast: fragment=${o.fragmentBytes} bytes is below the 16-byte minimum`);
-  if (o.fragmentBytes > MAX_DATAGRAM_BYTES) {
-    throw new ArgumentError(`multicast: fragment=${o.fragmentBytes} bytes is above the datagram limit (${MAX_DATAGRAM_BYTES} bytes of UDP payload with the header)`, 'choose fragment=16384 or less');
+  if (datagramBytes(1, o.fragmentBytes) > MAX_DATAGRAM_BYTES) {
+    throw new ArgumentError(
+      `multicast: fragment=${o.fragmentBytes} bytes is above the datagram limit (${MAX_DATAGRAM_BYTES} bytes of UDP payload, ${datagramBytes(1, 0)} of them header and MAC)`,
+      'choose fragment=16384 or less',
+    );
   }
   if (o.maxFail < 1) throw new ArgumentError(`multicast: maxfail=${o.maxFail} must be at least 1`);
   if (o.rtoUs < 100 || o.nackUs < 100 || o.idleUs < 1) throw new ArgumentError('multicast: rto and nack must be at least 100 µs and idle at least 1 µs');
