@@ -228,6 +228,10 @@ class ReceiverStream {
   nackTimer: TimerHandle | undefined;
   nackBackoff = 1;
   lastNackAt = -Infinity;
+  /** Whether a fragment arrived ahead of the next expected one since the last check found no holes. */
+  holes = false;
+  /** The destination list last seen (most datagrams repeat it: no node-set check then). */
+  lastDsts: readonly number[] = [];
   constructor(readonly g: Group) {}
 }
 
@@ -586,14 +590,16 @@ export class McastBroadcaster {
   private receiver(h: McastHeader): ReceiverStream | undefined {
     const key = `${h.context}/${h.sender}`;
     let r = this.receivers.get(key);
-    if (r !== undefined && !sameNodes(r.g, h.dsts, this.env.nodeOf)) {
-      if (h.dsts.length === 0) return r;
-      r.nackTimer?.cancel();
-      r = undefined;
+    if (r !== undefined && !sameList(r.lastDsts, h.dsts)) {
+      if (!sameNodes(r.g, h.dsts, this.env.nodeOf)) {
+        r.nackTimer?.cancel();
+        r = undefined;
+      } else r.lastDsts = h.dsts;
     }
     if (r === undefined) {
       if (!h.dsts.some((d) => this.env.nodeOf[d] === this.node)) return undefined; // not for this node
       r = new ReceiverStream(makeGroup(h.context, h.sender, h.dsts, this.env.nodeOf, this.node));
+      r.lastDsts = h.dsts;
       this.receivers.set(key, r);
       for (const e of this.earlyReports.get(key) ?? []) this.recvRound(r, e.round).reported.add(e.from);
       this.earlyReports.delete(key);
@@ -628,10 +634,12 @@ export class McastBroadcaster {
     x.have[i] = 1;
     x.count++;
     this.counters.fragmentsReceived++;
+    if (h.g !== r.highest + 1) r.holes = true;
     if (h.g > r.highest) r.highest = h.g;
     this.collect(r, h, payload);
     if (this.complete(x)) this.checkDone(r, round);
-    if (!viaTree && this.options.reliable) this.watchHoles(r);
+    // In-order arrivals with no hole seen since the last check need no scan.
+    if (!viaTree && this.options.reliable && r.holes) this.watchHoles(r);
   }
 
   /**
@@ -720,6 +728,7 @@ export class McastBroadcaster {
     if (r.nackTimer !== undefined || this.closed) return;
     if (this.missing(r).length === 0) {
       r.nackBackoff = 1;
+      r.holes = false;
       return;
     }
     r.nackTimer = this.env.setTimer(this.options.nackUs * r.nackBackoff, () => {
@@ -727,6 +736,7 @@ export class McastBroadcaster {
       const gs = this.missing(r);
       if (gs.length === 0) {
         r.nackBackoff = 1;
+        r.holes = false;
         return;
       }
       this.nack(r, gs);
@@ -744,6 +754,12 @@ export class McastBroadcaster {
     this.counters.nacksSent++;
     this.env.control(r.g.sender, C_NACK, r.g.context, r.g.sender, 0, new Uint8Array(Uint32Array.from(gs).buffer));
   }
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function sameNodes(g: Group, dsts: readonly number[], nodeOf: ArrayLike<number>): boolean {
