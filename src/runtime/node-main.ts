@@ -364,7 +364,9 @@ if (viaMpi) {
   const t0 = performance.now();
   await nodeLink.start();
   connectMs = performance.now() - t0;
-  await openMulticast(nodeLink, proxy, nodeOf, secret);
+  // Not under a cluster launcher's tasks: nothing relays the ranks' returns there, and a
+  // node must serve rebroadcasts until every rank of the job has returned.
+  if (!task && !taskNode) await openMulticast(nodeLink, proxy, nodeOf, secret);
 }
 
 /**
