@@ -9,7 +9,8 @@
  *   (seed 003 Fig. 6.10);
  * - overlap: share of a computation that hides a nonblocking allreduce;
  * - startup and connections (seed 003 ch. 2 and 3): experiment-startup.ts and
- *   experiment-connections.ts.
+ *   experiment-connections.ts;
+ * - multicast (seed 003 ch. 5): the multicast broadcast measured, experiment-multicast.ts.
  *
  * Progress goes to stderr; results as a table, JSON lines (--json) and SVG (--plot).
  */
@@ -24,6 +25,7 @@ import { checkNoise, parseVariants, type NoiseOptions } from '../../experiments/
 import { helpText, opt, opts, parseArgs, type OptionSpec, type ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { CONNECTIONS_USAGE, connectionsExperimentCommand } from './experiment-connections.js';
+import { MULTICAST_USAGE, multicastExperimentCommand } from './experiment-multicast.js';
 import { STARTUP_USAGE, startupExperimentCommand } from './experiment-startup.js';
 
 const EXPERIMENTS = ['noise', 'skew', 'overlap'] as const;
@@ -141,16 +143,17 @@ function progressHooks(name: string): JobHooks & { onVariant(label: string, i: n
 
 export const experimentCommand: Command = {
   name: 'experiment',
-  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up and connection counts ([Moody-2003], [Yu-2006])',
+  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up, connection counts and the multicast broadcast ([Moody-2003], [Yu-2006])',
   async run(argv) {
     const name = argv[0];
     if (name === undefined || name === '--help' || name === '-h') {
-      console.log(['usage: coll experiment <noise|skew|overlap|startup|connections> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`, `  ${CONNECTIONS_USAGE}`].join('\n'));
+      console.log(['usage: coll experiment <noise|skew|overlap|startup|connections|multicast> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`, `  ${CONNECTIONS_USAGE}`, `  ${MULTICAST_USAGE}`].join('\n'));
       return name === undefined ? 2 : 0;
     }
     if (name === 'startup') return startupExperimentCommand(argv.slice(1));
     if (name === 'connections') return connectionsExperimentCommand(argv.slice(1));
-    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')}, startup or connections`);
+    if (name === 'multicast') return multicastExperimentCommand(argv.slice(1));
+    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')}, startup, connections or multicast`);
     const exp = name as ExperimentName;
     const specs = [...COMMON, ...SPECIFIC[exp]];
     const args = parseArgs(argv.slice(1), specs);
