@@ -18,6 +18,7 @@ import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
 import { reproduceConnections, reproduceConnectionsMeasured } from '../../experiments/connections-reproduce.js';
+import { reproduceMulticastMeasured } from '../../experiments/multicast-reproduce.js';
 import { reproduceStartup } from '../../experiments/startup-reproduce.js';
 import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
@@ -26,7 +27,7 @@ import type { Command } from '../command.js';
 const OPTIONS: OptionSpec[] = [
   { name: 'json', type: 'boolean', description: 'print JSON' },
   { name: 'plot', type: 'string', description: 'write regime maps and simulated figures (SVG) into this directory' },
-  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules and the start-up rows that run real jobs; sim: about 10× fewer runs' },
+  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules and the rows that run real jobs (start-up, connections, multicast); sim: about 10× fewer runs' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
@@ -76,6 +77,9 @@ export const reproduceCommand: Command = {
         // … and, without --quick, the policies measured in a few real jobs (connections-measure.ts).
         if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: connection policies in real jobs…\x1b[K');
         rows.push(...(await reproduceConnectionsMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
+        // Seed 003 ch. 5: the multicast broadcast in real jobs (multicast-measure.ts), without --quick.
+        if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: multicast broadcast in real jobs…\x1b[K');
+        rows.push(...(await reproduceMulticastMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
       }
       if (seedId === undefined || seedId === '001') {
         const charts = bienzCharts(BLUE_WATERS);
