@@ -15,7 +15,8 @@
  * - sets (claim 3): `sets=1` against `sets=4` for set sizes S = channels/sets, on 4
  *   nodes: the sender's stalls and stall time, the mean and largest set sync time
  *   (syncMs / setsSynced, syncMsMax) against the time to use up a set (S × the time
- *   per broadcast);
+ *   per broadcast); back-to-back, and paced (the root sleeps 500 µs before each call,
+ *   a rate the receivers can follow); `idle=200000` so that sets end only when used up;
  * - reliability (claim 4): `reliable=1` against `reliable=0`, 8 B … 1 MiB on 2 nodes,
  *   and what CRC-32 and the HMAC cost per message in this process (checksumCosts);
  * - faults (claim 5): COLL_MCAST_FAULTS runs (corrupt only; a loss/dup/reorder/corrupt
@@ -75,6 +76,8 @@ export interface McastPlan {
   readonly channelNodes: number;
   readonly setSizes: readonly number[];
   readonly setCounts: readonly number[];
+  /** Sleep of the root before each call, µs (0: back-to-back). */
+  readonly setGapsUs: readonly number[];
   readonly setNodes: number;
   readonly sizes: readonly number[];
   readonly reliabilityNodes: number;
@@ -103,8 +106,9 @@ export const FULL_PLAN: McastPlan = {
   nodes: [2, 4, 8, 16],
   channels: [1, 2, 4, 8, 16, 32],
   channelNodes: 8,
-  setSizes: [2, 4, 8, 16, 32, 64, 128],
+  setSizes: [1, 2, 4, 8, 16, 32, 64],
   setCounts: [1, 4],
+  setGapsUs: [0, 500],
   setNodes: 4,
   sizes: [8, 64, 256, KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB],
   reliabilityNodes: 2,
@@ -123,7 +127,8 @@ export const QUICK_PLAN: McastPlan = {
   nodes: [2, 4],
   channels: [1, 4, 16],
   channelNodes: 4,
-  setSizes: [4, 64],
+  setSizes: [2, 64],
+  setGapsUs: [500],
   sizes: [8, 4 * KiB, 64 * KiB],
   faultCalls: [60, 6],
   bandwidthSizes: [64 * KiB, MiB],
@@ -153,6 +158,7 @@ export interface McastJob {
   readonly label: string;
   readonly channels?: number;
   readonly sets?: number;
+  readonly gapUs?: number;
   readonly reliable?: boolean;
   readonly fault?: string;
   readonly blockedNode?: number;
@@ -194,6 +200,7 @@ export interface McastJobSample {
   readonly faults: string;
   readonly channels?: number;
   readonly sets?: number;
+  readonly gapUs?: number;
   readonly reliable?: boolean;
   readonly fault?: string;
   readonly blockedNode?: number;
@@ -244,6 +251,8 @@ export interface ChannelFit {
 export interface SetsPoint {
   readonly sets: number;
   readonly setSize: number;
+  /** The root's sleep before each call, µs (0: back-to-back). */
+  readonly gapUs: number;
   readonly nodes: number;
   readonly b2bUs: Spread;
   /** Time to use up a set: setSize × the back-to-back time per broadcast, ms (median over jobs). */
@@ -346,6 +355,9 @@ export const SEED = {
 
 const ALGORITHMS: readonly McastAlgorithm[] = ['multicast', 'binomial'];
 
+/** The sets part's idle close (µs): long enough that a set ends only when used up, as in the seed. */
+export const SETS_IDLE_US = 200_000;
+
 /** Iteration counts for a message of `bytes`: as given up to 16 KiB, fewer above (∝ 1/√size). */
 export function caseTiming(bytes: number, t: Timing): Timing {
   if (bytes <= 16 * KiB) return t;
@@ -399,19 +411,20 @@ export function planJobs(p: McastPlan, rep: number): McastJob[] {
     }
   }
   if (want('sets')) {
-    const variants = p.setSizes.flatMap((s) => p.setCounts.map((k) => [s, k] as const));
-    for (const [s, k] of rotation(variants, rep)) {
-      // Enough calls per sample to use up several sets of the largest size.
-      const timing = { ...t, calls: Math.max(t.calls, 8 * s) };
+    const variants = p.setGapsUs.flatMap((g) => p.setSizes.flatMap((s) => p.setCounts.map((k) => [g, s, k] as const)));
+    for (const [g, s, k] of rotation(variants, rep)) {
+      // Enough calls per sample to use up several sets of the largest size; sets end only when used up.
+      const timing = { ...t, samples: Math.min(t.samples, 3), calls: Math.max(t.calls, 8 * s) };
       jobs.push({
         part: 'sets',
         nodes: p.setNodes,
-        mcast: `sets=${k},channels=${k * s}`,
+        mcast: `sets=${k},channels=${k * s},idle=${SETS_IDLE_US}`,
         faults: '',
-        cases: [bcastCase('multicast', 'multicast', 8, timing, { single: false })],
-        label: `sets: ${p.setNodes} nodes, sets=${k}, set size ${s}`,
+        cases: [{ ...bcastCase('multicast', 'multicast', 8, timing, { single: false }), ...(g > 0 ? { gapUs: g } : {}) }],
+        label: `sets: ${p.setNodes} nodes, sets=${k}, set size ${s}, ${g > 0 ? `${g} µs between calls` : 'back-to-back'}`,
         channels: k * s,
         sets: k,
+        gapUs: g,
         arenaMb: 16,
       });
     }
@@ -551,6 +564,7 @@ async function runJob(job: McastJob, rep: number, program: string, o: MeasureRun
     faults: job.faults,
     ...(job.channels !== undefined ? { channels: job.channels } : {}),
     ...(job.sets !== undefined ? { sets: job.sets } : {}),
+    ...(job.gapUs !== undefined ? { gapUs: job.gapUs } : {}),
     ...(job.reliable !== undefined ? { reliable: job.reliable } : {}),
     ...(job.fault !== undefined ? { fault: job.fault } : {}),
     ...(job.blockedNode !== undefined ? { blockedNode: job.blockedNode } : {}),
@@ -594,6 +608,7 @@ export function checkPlan(p: McastPlan): void {
   if (counts.some((n) => !Number.isInteger(n) || n < 2 || n > MAX_NODES)) bad(`node counts must be integers in [2, ${MAX_NODES}]`);
   if (p.channels.some((c) => !Number.isInteger(c) || c < 1)) bad('channel counts must be positive integers');
   if (p.setSizes.some((s) => !Number.isInteger(s) || s < 1) || p.setCounts.some((k) => !Number.isInteger(k) || k < 1)) bad('set sizes and set counts must be positive integers');
+  if (p.setGapsUs.some((g) => !(g >= 0 && g <= 1e6))) bad('gaps between calls must be in [0, 1 s]');
   if ([...p.sizes, ...p.bandwidthSizes].some((b) => !Number.isInteger(b) || b < 1 || b > 256 * MiB)) bad('message sizes must be integers in [1, 256 MiB]');
   if (p.faultNodes < 3 && p.faults.some((f) => f.blocked)) bad('a blocked-node fault run needs at least 3 nodes (the blocked node is not the root, and others must still hear the multicast)');
 }
@@ -712,16 +727,17 @@ export function summarize(
   const channelFit = fitChannels(channelsPoints.map((p) => ({ channels: p.channels, us: p.b2bUs.median })));
 
   const setsPoints: SetsPoint[] = [];
-  const setKeys = [...new Set(of('sets').map((s) => `${s.sets}/${(s.channels ?? 0) / (s.sets ?? 1)}`))];
+  const setKeys = [...new Set(of('sets').map((s) => `${s.gapUs ?? 0}/${s.sets}/${(s.channels ?? 0) / (s.sets ?? 1)}`))];
   for (const key of setKeys) {
-    const [k, size] = key.split('/').map(Number);
-    const ss = of('sets').filter((s) => s.sets === k && (s.channels ?? 0) / k === size);
+    const [gap, k, size] = key.split('/').map(Number);
+    const ss = of('sets').filter((s) => (s.gapUs ?? 0) === gap && s.sets === k && (s.channels ?? 0) / k === size);
     const per = ss.map((s) => setFigures(s)).filter((x) => x !== undefined);
     if (per.length === 0) continue;
     const b2b = spreadOf(per.map((x) => x.b2bUs));
     setsPoints.push({
       sets: k,
       setSize: size,
+      gapUs: gap,
       nodes: ss[0].nodes,
       b2bUs: b2b,
       useMs: round(median(per.map((x) => x.useMs)), 3),
@@ -734,7 +750,7 @@ export function summarize(
       runs: per.length,
     });
   }
-  setsPoints.sort((a, b) => a.sets - b.sets || a.setSize - b.setSize);
+  setsPoints.sort((a, b) => a.gapUs - b.gapUs || a.sets - b.sets || a.setSize - b.setSize);
 
   const rel = of('reliability');
   const sizes = [...new Set(rel.flatMap((s) => s.cases.map((c) => c.bytes)))].sort((a, b) => a - b);
@@ -938,6 +954,7 @@ export function setsTable(r: McastMeasureResult): Table | undefined {
   const pts = r.setsPoints;
   if (pts.length === 0) return undefined;
   const rows = pts.map((p) => [
+    p.gapUs > 0 ? `${p.gapUs} µs` : 'back-to-back',
     String(p.sets),
     String(p.setSize),
     String(p.sets * p.setSize),
@@ -953,12 +970,12 @@ export function setsTable(r: McastMeasureResult): Table | undefined {
   const clear = pts.filter((p) => p.sets >= 4 && p.useMs >= p.syncMaxMs);
   return {
     id: 'sets',
-    title: `Claim 3 — split-phase synchronisation: 8-byte back-to-back bcasts on ${pts[0].nodes} node processes, the root's stalls (no free channel set) against the time to use up a set (set size × time per broadcast) and its sets' sync time (closing to sync-down); medians of ${pts[0].runs} job(s)`,
-    head: ['sets', 'set size', 'channels', 'b2b µs', 'use-up ms', 'sync ms', 'sync max ms', 'sets', 'stalls', 'stalls / set', 'stall time'],
+    title: `Claim 3 — split-phase synchronisation: 8-byte bcasts on ${pts[0].nodes} node processes, back-to-back or paced (the root sleeps between calls), COLL_MCAST=sets=K,channels=K·size,idle=${SETS_IDLE_US} (a set ends only when used up); the root's stalls (no free channel set) against the time to use up a set (set size × time per broadcast) and its sets' sync time (closing to sync-down); medians of ${pts[0].runs} job(s)`,
+    head: ['pace', 'sets', 'set size', 'channels', 'µs / call', 'use-up ms', 'sync ms', 'sync max ms', 'sets', 'stalls', 'stalls / set', 'stall time'],
     rows,
     notes: [
       clear.length > 0
-        ? `with ${clear[0].sets} sets, where a set outlasts the slowest sync (use-up ≥ sync max: set size ${clear.map((p) => p.setSize).join(', ')}): ${clear.map((p) => p.stalls).join(', ')} stall(s)`
+        ? `with 4 sets, where a set outlasts the slowest sync (use-up ≥ sync max): ${clear.map((p) => `${p.gapUs > 0 ? `paced ${p.gapUs} µs` : 'back-to-back'}, size ${p.setSize}: ${p.stalls} stall(s)`).join('; ')}`
         : 'no point with 4 sets where using up a set took longer than the slowest sync',
       'stall time: the root\'s time waiting for a free set as a share of the timed calls; seed A4: no blocking when using up a set takes longer than each phase (sync-up, sync-down, reclaim) with 4 sets',
     ],
@@ -1116,12 +1133,13 @@ export function channelsPlot(r: McastMeasureResult): string {
 
 export function setsPlot(r: McastMeasureResult): string {
   const series: Series[] = [];
-  for (const k of [...new Set(r.setsPoints.map((p) => p.sets))]) {
-    const ps = r.setsPoints.filter((p) => p.sets === k);
-    series.push({ name: `${k} set${k === 1 ? '' : 's'}: stalls per set used`, points: ps.map((p) => [p.setSize, p.stallsPerSet] as [number, number]) });
-    series.push({ name: `${k} set${k === 1 ? '' : 's'}: use-up time / mean sync time`, points: ps.map((p) => [p.setSize, p.useMs / p.syncMeanMs] as [number, number]) });
+  for (const g of [...new Set(r.setsPoints.map((p) => p.gapUs))]) {
+    for (const k of [...new Set(r.setsPoints.map((p) => p.sets))]) {
+      const ps = r.setsPoints.filter((p) => p.sets === k && p.gapUs === g);
+      if (ps.length > 0) series.push({ name: `${k} set${k === 1 ? '' : 's'}, ${g > 0 ? `paced (${g} µs sleep per call)` : 'back-to-back'}`, points: ps.map((p) => [p.setSize, p.stallsPerSet] as [number, number]) });
+    }
   }
-  return lineChartSvg({ title: `Claim 3: the root's stalls vs set size (8-byte back-to-back bcasts, ${r.setsPoints[0]?.nodes ?? 0} node processes)`, x: { label: 'set size (channels per set)', log: true }, y: { label: 'stalls per set; use-up / sync ratio' }, series });
+  return lineChartSvg({ title: `Claim 3: the root's stalls per set used vs set size (8-byte bcasts, ${r.setsPoints[0]?.nodes ?? 0} node processes)`, x: { label: 'set size (channels per set)', log: true }, y: { label: 'stalls per set used' }, series });
 }
 
 export function reliabilityPlot(r: McastMeasureResult): string {

@@ -9,6 +9,9 @@
  * 2. `samples` samples of `calls` back-to-back broadcasts, each sample after a barrier
  *    (the seed's method: 1000 broadcasts per sample); a sample's time is the slowest
  *    rank's, from leaving the barrier to its last call's return, divided by `calls`;
+ *    with `gapUs` the root sleeps that long before each call (Atomics.wait, so the
+ *    receivers get the CPU): the broadcasts come at a pace the receivers can follow,
+ *    which sets claim 3's time to use up a channel set;
  * 3. `single` calls each after a barrier, each timed by every rank; a call's latency is
  *    the slowest rank's (the root returns once its message is buffered, so this is the
  *    last receiver's wait from its barrier exit).
@@ -37,6 +40,8 @@ export interface McastCase {
   readonly calls: number;
   /** Calls each after a barrier, timed one by one (0 or absent: none). */
   readonly single?: number;
+  /** The root sleeps this long before each back-to-back call (µs). */
+  readonly gapUs?: number;
   /** 'ends' (default): the call number in the first and last bytes; 'full': every byte, every call. */
   readonly verify?: 'ends' | 'full';
 }
@@ -63,6 +68,13 @@ export interface McastCaseRecord {
 }
 
 const ROOT = 0;
+
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+
+/** Sleep without spinning (the receivers share the CPUs). */
+function sleepUs(us: number): void {
+  if (us > 0) Atomics.wait(SLEEPER, 0, 0, us / 1000);
+}
 
 /** The fixed pattern's byte j (timing runs). */
 const base = (j: number): number => (j * 7 + 3) & 0xff;
@@ -150,7 +162,10 @@ export function runCase(comm: Communicator, c: McastCase): McastCaseRecord {
   for (let s = 0; s < c.samples; s++) {
     comm.barrier();
     const a = performance.now();
-    for (let k = 0; k < c.calls; k++) call();
+    for (let k = 0; k < c.calls; k++) {
+      if (comm.rank === ROOT) sleepUs(c.gapUs ?? 0);
+      call();
+    }
     const us = ((performance.now() - a) * 1000) / Math.max(1, c.calls);
     sampleUs.push(us);
     buf.checkAll(i - 1);

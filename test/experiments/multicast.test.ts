@@ -67,7 +67,7 @@ function samples(): McastJobSample[] {
       out.push(job('channels', 8, rep, { channels: c, sets: 1, cases: [rec('multicast', 8, 200 + 2000 / c + d, 0)], multicast: [counters(0, { messagesSent: 320, setsSynced: full + 3, closes: 3, syncMs: (full + 3) * 2, stalls: full, stallMs: full * 1.5 })] }));
     }
     for (const [k, size, stalls, syncMax] of [[1, 4, 150, 8], [4, 4, 140, 19], [1, 64, 14, 15], [4, 64, 0, 12]] as const) {
-      out.push(job('sets', 4, rep, { channels: k * size, sets: k, cases: [rec('multicast', 8, 300, 0)], multicast: [counters(0, { messagesSent: 620, setsSynced: Math.ceil(620 / size), syncMs: Math.ceil(620 / size) * 5, syncMsMax: syncMax, stalls, stallMs: stalls * 1.2 })] }));
+      out.push(job('sets', 4, rep, { channels: k * size, sets: k, gapUs: 500, cases: [rec('multicast', 8, 300, 0)], multicast: [counters(0, { messagesSent: 620, setsSynced: Math.ceil(620 / size), syncMs: Math.ceil(620 / size) * 5, syncMsMax: syncMax, stalls, stallMs: stalls * 1.2 })] }));
     }
     for (const reliable of [true, false]) {
       out.push(job('reliability', 2, rep, { reliable, cases: [8, 256, 65536].map((b) => ({ ...rec('multicast', b, (b > 1000 ? 500 : 100) + (reliable ? 2 : 0), 700), name: String(b) })) }));
@@ -129,14 +129,18 @@ describe('the jobs of a plan', () => {
     const a = planJobs(FULL_PLAN, 0);
     const b = planJobs(FULL_PLAN, 1);
     const count = (js: typeof a, p: string) => js.filter((j) => j.part === p).length;
-    expect([count(a, 'nodes'), count(a, 'channels'), count(a, 'sets'), count(a, 'reliability'), count(a, 'faults'), count(a, 'bandwidth')]).toEqual([4, 6, 14, 2, 3, 2]);
+    expect([count(a, 'nodes'), count(a, 'channels'), count(a, 'sets'), count(a, 'reliability'), count(a, 'faults'), count(a, 'bandwidth')]).toEqual([4, 6, 28, 2, 3, 2]);
     expect(a.filter((j) => j.part === 'nodes').map((j) => j.nodes)).toEqual([2, 4, 8, 16]);
     expect(b.filter((j) => j.part === 'nodes').map((j) => j.nodes)).toEqual([4, 8, 16, 2]);
     expect(a.find((j) => j.part === 'nodes')?.cases.map((c) => c.algorithm)).toEqual(['multicast', 'binomial']);
     expect(b.find((j) => j.part === 'nodes')?.cases.map((c) => c.algorithm)).toEqual(['binomial', 'multicast']);
     expect(a.filter((j) => j.part === 'channels').map((j) => j.mcast)).toEqual([1, 2, 4, 8, 16, 32].map((c) => `sets=1,channels=${c}`));
     const sets = a.filter((j) => j.part === 'sets');
-    expect(sets.find((j) => j.mcast === 'sets=4,channels=512')?.cases[0].calls).toBe(1024);
+    const big = sets.filter((j) => j.mcast === 'sets=4,channels=256,idle=200000');
+    expect(big.map((j) => [j.gapUs, j.cases[0].calls, j.cases[0].gapUs])).toEqual([
+      [0, 512, undefined],
+      [500, 512, 500],
+    ]);
     expect(a.filter((j) => j.part === 'reliability').map((j) => j.mcast)).toEqual(['reliable=1', 'reliable=0']);
     expect(a.filter((j) => j.part === 'faults').map((j) => j.faults)).toEqual(['corrupt=0.05,seed=7', 'loss=0.2,dup=0.1,reorder=0.2,corrupt=0.1,seed=7', 'loss=1,node=3,seed=7']);
     expect(a.find((j) => j.fault === 'blocked')?.blockedNode).toBe(3);
@@ -233,7 +237,7 @@ describe('coll reproduce 003 rows (synthetic results)', () => {
       ['claim 5:', 'pass'],
     ]);
     expect(row(rows, 'claim 2: with split-phase off, latency').ours).toMatch(/falling at every step\); fit L0 = 20[23] µs, S = 2000 µs/);
-    expect(row(rows, 'claim 3: split-phase').ours).toMatch(/^size 64: use-up 19\.2 ms/);
+    expect(row(rows, 'claim 3: split-phase').ours).toMatch(/^size 64 \(paced 500 µs\): use-up 19\.2 ms/);
     expect(rows.every((c) => c.seed === 'seed 003')).toBe(true);
   });
 
