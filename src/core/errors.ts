@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'RANK_FAILED'
   | 'DEADLOCK'
   | 'TRANSPORT'
+  | 'CHECKPOINT'
   | 'ABORTED';
 
 export class CollectivesError extends Error {
@@ -136,5 +137,12 @@ export function checkCount(name: string, value: number): void {
 export function checkIntRange(name: string, value: number, lo: number, hi: number): void {
   if (!Number.isSafeInteger(value) || value < lo || value > hi) {
     throw new ArgumentError(`${name} must be an integer in [${lo}, ${hi}], got ${String(value)}`);
+  }
+}
+
+/** A checkpoint cannot be taken or loaded (a receive left pending, a corrupted or truncated file, another rank count). */
+export class CheckpointError extends CollectivesError {
+  constructor(message: string, hint?: string) {
+    super('CHECKPOINT', message, hint);
   }
 }

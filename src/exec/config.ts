@@ -10,6 +10,16 @@ import type { StartupScheme } from '../launch/startup/schemes.js';
 import type { ConnectionSettings } from '../transport/connections.js';
 import type { MpiFlavour, TransportName } from '../transport/mpi/binding.js';
 
+/** What the launcher tells the ranks about checkpoints (runtime/checkpoint.ts). */
+export interface CheckpointSpec {
+  /** Where checkpoints are written (shared by every host of the job). */
+  readonly dir: string;
+  /** Complete checkpoints kept (default 2). */
+  readonly keep: number;
+  /** The complete checkpoint this run restarts from (its directory and epoch), if any. */
+  readonly restart?: { readonly dir: string; readonly epoch: number };
+}
+
 export interface JobSpec {
   readonly jobId: string;
   /** Total ranks. */
@@ -47,6 +57,8 @@ export interface JobSpec {
   readonly loader: string | undefined;
   /** Module whose register() installs the same loader in rank threads (tsx/esm/api), if any. */
   readonly workerLoader: string | undefined;
+  /** Checkpoints (runtime/checkpoint.ts): where, how many kept, and the one this run restarts from. */
+  readonly checkpoint?: CheckpointSpec;
 }
 
 /**
@@ -111,6 +123,8 @@ export interface RankSpec {
   readonly direct?: SharedArrayBuffer;
   /** The node process runs a multicast agent (transport/mcast) with these settings: broadcasts may multicast. */
   readonly multicast?: McastOptions;
+  /** Int32 word the node process raises when the launcher says a checkpoint is due (runtime/checkpoint.ts). */
+  readonly checkpointDue?: SharedArrayBuffer;
 }
 
 export const WORKER_KEY = '__collectivesRank';

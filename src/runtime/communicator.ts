@@ -396,6 +396,40 @@ export class Communicator {
     return this.collective('reduce', send, recv, inPlace, count, type, this.op(o, type), root, o, blocking, () => out);
   }
 
+  /**
+   * A coordinated checkpoint of the job (collective over the world communicator; see
+   * runtime/checkpoint.ts and docs/runtime.md): returns false at once unless one is due
+   * (the launcher's `--checkpoint-every` interval, SIGUSR1 to the launcher, or
+   * `{ force: true }`); then drains the channels, saves this rank's `state` (JSON-like
+   * values, typed arrays, Map/Set, nested; `comm.alloc` buffers come back as ordinary
+   * typed arrays) with the library's own, commits the checkpoint and returns true.
+   * Point-to-point receives must not be pending across it.
+   */
+  checkpoint(state?: unknown, o?: { force?: boolean; timeoutMs?: number }): boolean {
+    if (this.freed) throw freedError();
+    if (this.context !== 0) throw new ArgumentError('checkpoint() is a call on the world communicator', 'call it on init()\'s communicator; every rank of the job takes part');
+    const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
+    return this.rt.checkpointer.take(
+      {
+        rank: this.rank,
+        size: this.size,
+        context: this.context,
+        worldOf: this.worldOf,
+        allreduceMax: (x) => void this.allreduce(x, null, { op: 'max', algorithm: undefined }),
+        barrier: () => this.barrier(),
+        gatherBytes: (mine, all) => void this.gather(mine, this.rank === 0 ? all : null, { root: 0 }),
+        waitInfo: (what) => new CallInfo(what, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, 'a rank has not reached comm.checkpoint(): every rank must call it at the same point'),
+      },
+      state,
+      o?.force ?? false,
+    );
+  }
+
+  /** The state this rank saved in the checkpoint the job restarted from (`coll run --restart`), or undefined on a fresh start. */
+  restored<T = unknown>(): T | undefined {
+    return this.rt.checkpointer.restored() as T | undefined;
+  }
+
   /** Combine every rank's vector with `op` (default sum); every rank gets the result. Without recvbuf: in place. */
   allreduce<T extends Buffer>(sendbuf: T, recvbuf?: T | null, o?: ReductionOptions): T {
     // Hand-tuned lane for the latency-critical case: small typed-array sums on one node.

@@ -295,6 +295,12 @@ export class Engine {
     return undefined;
   }
 
+  /** Whether no background task (nonblocking call) is in progress. */
+  idle(): boolean {
+    if (this.active.length > 0) this.anyDone();
+    return this.active.every((a) => a.task.done);
+  }
+
   /** Start `task` in the background; `settle` runs once it is done (error or undefined). */
   startAsync(task: Task, info: WaitInfo, settle: (error: Error | undefined) => void): void {
     task.start();

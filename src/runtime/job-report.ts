@@ -13,6 +13,7 @@ import { median } from '../core/stats.js';
 import type { TcpCounters } from '../transport/tcp/device.js';
 import type { MpiLinkCounters } from '../transport/mpi/link.js';
 import type { McastReport } from '../transport/mcast/agent.js';
+import type { NodeCheckpointReport } from './checkpoint.js';
 import type { ConnectionCounters, ConnectionPolicy } from '../transport/connections.js';
 import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import { addPathCounters, zeroPaths, type PathCounters } from './path-counters.js';
@@ -51,6 +52,8 @@ export interface NodeReport {
   readonly mpi?: MpiLinkCounters;
   /** The node's multicast agent (transport/mcast; absent on one node, with COLL_MCAST=off, or where multicast could not start). */
   readonly multicast?: McastReport;
+  /** Checkpoints taken by the node's ranks (runtime/checkpoint.ts; absent when none was taken or restored). */
+  readonly checkpoint?: NodeCheckpointReport;
   /** Why the node ran without its multicast agent although multicast was on. */
   readonly multicastUnavailable?: string;
   /** Absent when no rank of the node offloaded a call. */
@@ -123,8 +126,20 @@ export interface JobReport {
   readonly launch?: LaunchReport;
   /** The endpoint exchange at start-up (absent on a one-node job). */
   readonly startup?: StartupReport;
+  /**
+   * Checkpoints (runtime/checkpoint.ts; jobs with a checkpoint directory): the directory,
+   * restarts made by --max-restarts and the epochs each run restarted from, checkpoints
+   * taken, the last epoch, bytes written, and the phases (ms, slowest node).
+   */
+  readonly checkpoint?: JobCheckpointReport;
   /** Each node's figures, by node index. */
   readonly nodes: readonly NodeReport[];
+}
+
+export interface JobCheckpointReport extends Partial<NodeCheckpointReport> {
+  readonly dir: string;
+  readonly restarts: number;
+  readonly restartedFrom: readonly number[];
 }
 
 export interface McastTotals {
@@ -239,6 +254,7 @@ export function combineReports(o: {
   const policy = reports.find((r) => r.connections)?.connections?.policy;
   const mpi = reports.find((r) => r.mpi)?.mpi;
   const multicast = mcastTotals(reports);
+  const ck = reports.flatMap((r) => (r.checkpoint ? [r.checkpoint] : []));
   return {
     version: 1,
     ranks: o.ranks,
@@ -265,6 +281,24 @@ export function combineReports(o: {
     transport: mpi ? 'mpi' : 'tcp',
     ...(mpi ? { mpi: { flavour: mpi.flavour, library: mpi.library, framesSent: sum((r) => r.mpi?.framesSent ?? 0), bytesSent: sum((r) => r.mpi?.bytesSent ?? 0) } } : {}),
     ...(multicast ? { multicast } : {}),
+    ...(ck.length > 0
+      ? {
+          checkpoint: {
+            dir: '',
+            restarts: 0,
+            restartedFrom: [],
+            count: Math.max(...ck.map((c) => c.count)),
+            epoch: Math.max(...ck.map((c) => c.epoch)),
+            restoredFrom: Math.max(...ck.map((c) => c.restoredFrom)),
+            bytes: ck.reduce((s, c) => s + c.bytes, 0),
+            drainMs: Math.max(...ck.map((c) => c.drainMs)),
+            writeMs: Math.max(...ck.map((c) => c.writeMs)),
+            commitMs: Math.max(...ck.map((c) => c.commitMs)),
+            restoreMs: Math.max(...ck.map((c) => c.restoreMs)),
+            messagesDrained: ck.reduce((s, c) => s + c.messagesDrained, 0),
+          },
+        }
+      : {}),
     engine: {
       collectives: sum((r) => r.engine?.collectives ?? 0),
       framesSent: sum((r) => r.engine?.framesSent ?? 0),

@@ -13,7 +13,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { latestCheckpoint } from './checkpoint-files.js';
 import { tmpdir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,7 @@ import { tsxLoader } from './tsx-loader.js';
 import { launchUnderMpi } from './mpi-launch.js';
 import { ArgumentError, checkIntRange } from '../core/errors.js';
 import { combineReports, type JobReport, type NodeReport, type RingLaunchReport } from './job-report.js';
-import { blockPlacement, type JobSpec, type NodeSpec } from '../exec/config.js';
+import { blockPlacement, type CheckpointSpec, type JobSpec, type NodeSpec } from '../exec/config.js';
 import { DEFAULT_RING_BYTES, defaultEngineSpin, defaultProxySpinMs, defaultSpin } from './rank-runtime.js';
 import { DEFAULT_STARTUP, LauncherExchange, parseStartupScheme, type EndpointsMessage, type StartupScheme } from '../launch/startup/schemes.js';
 import { ControlServer, ipcChildLink, nodeControlArgs, type ControlLink } from '../launch/control.js';
@@ -112,6 +113,16 @@ export interface LaunchOptions {
    * tasks, frames through that MPI: mpi-launch.ts).
    */
   transport?: 'tcp' | 'mpi';
+  /**
+   * Coordinated checkpoints (runtime/checkpoint.ts): the directory (shared by every host),
+   * how often the launcher says one is due (ms; also SIGUSR1 to the launcher; the ranks'
+   * next `comm.checkpoint()` takes it), and how many complete ones to keep (default 2).
+   */
+  checkpoint?: { readonly dir: string; readonly everyMs?: number; readonly keep?: number };
+  /** Restart from the latest complete checkpoint in this directory (the same number of ranks); checkpoints then go there too unless `checkpoint.dir` says otherwise. */
+  restart?: string;
+  /** When the job fails (a node dies), restart it from the latest complete checkpoint, up to this many times (default 0). */
+  maxRestarts?: number;
 }
 
 export interface LaunchResult {
@@ -131,7 +142,55 @@ const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
+/**
+ * Start a job, with checkpoints and restarts when asked: `restart` resumes from the
+ * latest complete checkpoint of a directory; with `maxRestarts`, a failed run is started
+ * again from the latest complete checkpoint, up to that many times (torchrun's rule),
+ * saying so on stderr and in the report's `checkpoint.restarts`.
+ */
 export async function launch(o: LaunchOptions): Promise<LaunchResult> {
+  const dir = o.checkpoint?.dir ?? o.restart;
+  if (dir === undefined) {
+    if (o.maxRestarts !== undefined && o.maxRestarts > 0) throw new ArgumentError('--max-restarts needs checkpoints to restart from', 'give --checkpoint-dir DIR (and --checkpoint-every, or call comm.checkpoint(state, { force: true }))');
+    return launchOnce(o, undefined);
+  }
+  if (o.transport === 'mpi') throw new ArgumentError('checkpoints are not available on the MPI transport', 'use the default TCP transport with --checkpoint-dir/--restart');
+  const keep = o.checkpoint?.keep ?? 2;
+  checkIntRange('checkpoints kept', keep, 1, 1000);
+  const maxRestarts = o.maxRestarts ?? 0;
+  checkIntRange('max restarts', maxRestarts, 0, 1000);
+  if (o.checkpoint?.everyMs !== undefined && !(o.checkpoint.everyMs > 0)) throw new ArgumentError(`the checkpoint interval must be positive, got ${o.checkpoint.everyMs} ms`);
+  mkdirSync(resolvePath(dir), { recursive: true });
+  const root = resolvePath(dir);
+  let from: { dir: string; epoch: number } | undefined;
+  if (o.restart !== undefined) {
+    const latest = latestCheckpoint(resolvePath(o.restart));
+    if (latest === undefined) throw new ArgumentError(`no complete checkpoint in ${o.restart}`, 'a checkpoint is complete once its directory ckpt-N (without .tmp) holds manifest.json; start afresh without --restart');
+    if (latest.manifest.ranks !== o.ranks) throw new ArgumentError(`checkpoint ${latest.dir} was taken with ${latest.manifest.ranks} ranks, not ${o.ranks}`, `restart with -n ${latest.manifest.ranks}`);
+    from = { dir: latest.dir, epoch: latest.manifest.epoch };
+  }
+  const restartedFrom: number[] = from ? [from.epoch] : [];
+  const outs: string[] = [];
+  const errs: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const r = await launchOnce(o, { dir: root, keep, ...(from ? { restart: from } : {}) });
+    outs.push(r.stdout);
+    errs.push(r.stderr);
+    const latest = r.exitCode !== 0 && attempt < maxRestarts ? latestCheckpoint(root) : undefined;
+    if (latest === undefined || latest.manifest.ranks !== o.ranks) {
+      const checkpoint = { ...(r.report.checkpoint ?? {}), dir: root, restarts: attempt, restartedFrom };
+      return { ...r, stdout: outs.join(''), stderr: errs.join(''), report: { ...r.report, checkpoint } };
+    }
+    const line = `coll: the job failed (${r.failure?.reason ?? `exit code ${r.exitCode}`}); restarting from checkpoint ${latest.manifest.epoch} (restart ${attempt + 1} of ${maxRestarts})`;
+    if (o.stdio === 'inherit') process.stderr.write(`${line}\n`);
+    else errs.push(`${line}\n`);
+    o.onLine?.('stderr', line);
+    from = { dir: latest.dir, epoch: latest.manifest.epoch };
+    restartedFrom.push(from.epoch);
+  }
+}
+
+async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefined): Promise<LaunchResult> {
   checkIntRange('ranks', o.ranks, 1, 4096);
   if ((o.hosts !== undefined || o.ring !== undefined) && o.nodes !== undefined) throw new ArgumentError('give either nodes or hosts (or a ring), not both', 'with hosts, each host runs one node process');
   if (o.hosts !== undefined && o.ring !== undefined) throw new ArgumentError('give either hosts or a daemon ring, not both', 'the ring’s hosts are those of coll ring up');
@@ -173,6 +232,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     connections: connectionSettings(o.connections, vars),
     loader: loader?.process,
     workerLoader: loader?.worker,
+    ...(checkpoint ? { checkpoint } : {}),
   };
   // A ring's daemons derive the job secret from the ring's: it never crosses the network.
   const secret = o.ring ? jobSecret(o.ring, job.jobId) : randomBytes(32).toString('hex');
@@ -227,6 +287,19 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
     killAll();
   };
   process.once('exit', killAll);
+  // Checkpoints are due every `everyMs` once every node runs, and on SIGUSR1.
+  const checkpointDue = (): void => links.forEach((l) => l?.send({ type: 'checkpoint-due' }));
+  let checkpointTimer: NodeJS.Timeout | undefined;
+  const startCheckpointTimer = (): void => {
+    if (!checkpoint) return;
+    process.on('SIGUSR1', checkpointDue);
+    const every = o.checkpoint?.everyMs;
+    if (every !== undefined) checkpointTimer = setInterval(checkpointDue, every);
+  };
+  const stopCheckpointTimer = (): void => {
+    if (checkpointTimer) clearInterval(checkpointTimer);
+    process.off('SIGUSR1', checkpointDue);
+  };
   /** "node 1 (ranks 4–7)" or "host b (node 1, ranks 4–7)". */
   const describe = (n: number): string => {
     const from = job.firstRank[n];
@@ -255,7 +328,10 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         // A node started by a daemon sends its ranks' output over the control channel.
         for (const line of m.text.split('\n').slice(0, -1)) emit(m.stream === 'stderr' ? 'stderr' : 'stdout', line);
       } else if (m.type === 'started') {
-        if (++started === nodes) initMs = performance.now() - t0;
+        if (++started === nodes) {
+          initMs = performance.now() - t0;
+          startCheckpointTimer();
+        }
       } else if (m.type === 'done') {
         done[n] = true;
         if (m.report) nodeReports.push(m.report);
@@ -393,6 +469,7 @@ export async function launch(o: LaunchOptions): Promise<LaunchResult> {
         }, o.jobTimeoutMs)
       : undefined;
   await Promise.all(exits);
+  stopCheckpointTimer();
   if (timer) clearTimeout(timer);
   if (startup) clearTimeout(startup);
   server?.close();

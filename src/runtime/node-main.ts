@@ -43,6 +43,7 @@ import { DatagramPath, parseDatagramFault } from '../transport/udp/datagram-path
 import { MpiSession } from '../transport/mpi/binding.js';
 import { MpiLink } from '../transport/mpi/link.js';
 import { McastAgent } from '../transport/mcast/agent.js';
+import { CHECKPOINT_KEY, nodeCheckpoint, type CheckpointCounters } from './checkpoint.js';
 import { jobMcastGroup, parseMcastFaults, parseMcastGroup, parseMcastOptions } from '../transport/mcast/options.js';
 import { isIPv4 } from 'node:net';
 import { pairKey, type PairIds } from '../transport/tcp/endpoint-ids.js';
@@ -53,7 +54,7 @@ import { firstLine } from '../launch/lines.js';
 import { signalReady, TASK_KEY, TASK_NODE, type TaskData } from './task.js';
 import { openTaskControl } from './task-control.js';
 
-type LauncherMessage = { type: 'start'; spec: NodeSpec } | ExchangeReply | { type: 'exited'; rank: number };
+type LauncherMessage = { type: 'start'; spec: NodeSpec } | ExchangeReply | { type: 'exited'; rank: number } | { type: 'checkpoint-due' };
 
 /** Set when a cluster launcher started the job: this is the node agent thread of a task (task.ts). */
 const task = (workerData as Record<string, TaskData | undefined> | null)?.[TASK_KEY];
@@ -71,8 +72,13 @@ const waiters: ((m: LauncherMessage) => boolean)[] = [];
 /** Ranks of other nodes that returned, relayed by the launcher (handled once the exit board exists). */
 const exits: { handle?: (rank: number) => void } = {};
 const earlyExits: number[] = [];
+/** Raised when the launcher says a checkpoint is due (the ranks' next comm.checkpoint() takes one). */
+const checkpointDue = new SharedArrayBuffer(4);
+/** Each local rank's checkpoint counters, as it last sent them (runtime/checkpoint.ts). */
+const checkpointCounters = new Map<number, CheckpointCounters>();
 link.onMessage((m) => {
   if (m.type === 'exited') return exits.handle ? exits.handle(m.rank) : void earlyExits.push(m.rank);
+  if (m.type === 'checkpoint-due') return void Atomics.add(new Int32Array(checkpointDue), 0, 1);
   const i = waiters.findIndex((w) => w(m));
   if (i >= 0) waiters.splice(i, 1);
   else inbox.push(m);
@@ -459,6 +465,7 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
     flagsPerEndpoint: DEFAULT_FLAGS,
     ...(direct ? { direct: direct.sab } : {}),
     ...(mcastOptions ? { multicast: mcastOptions } : {}),
+    checkpointDue,
   };
   const w = startWorker(workerUrl, {
     workerData: { [WORKER_KEY]: rankSpec },
@@ -478,6 +485,8 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
       w.on('message', (m: unknown) => {
         const a = (m as Record<string, { code: number; reason: string } | undefined> | null)?.[ABORT_KEY];
         if (a) fail(rank, a.reason, false, a.code);
+        const c = (m as Record<string, CheckpointCounters | undefined> | null)?.[CHECKPOINT_KEY];
+        if (c) checkpointCounters.set(rank, c);
       });
       w.on('exit', (code) => {
         if (code !== 0) fail(rank, `exited with code ${code}`);
@@ -567,6 +576,7 @@ function nodeReport(): NodeReport {
     ...(mpiLink ? { mpi: mpiLink.counters() } : {}),
     ...(mcastAgent ? { multicast: mcastAgent.report() } : {}),
     ...(mcastWhyNot ? { multicastUnavailable: mcastWhyNot } : {}),
+    ...(checkpointCounters.size > 0 ? { checkpoint: nodeCheckpoint([...checkpointCounters.values()]) } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
     helperThreads: helperPriority,

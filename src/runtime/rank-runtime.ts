@@ -6,6 +6,7 @@
  * Outside a launched job (a program started with plain `node`), `singletonSpec()`
  * builds a one-rank world in this thread, like an MPI singleton.
  */
+import { Checkpointer } from './checkpoint.js';
 import { availableParallelism } from 'node:os';
 import { ArenaAllocator, arenaSlice } from '../transport/shm/arena.js';
 import { ShmEndpoint } from '../transport/shm/endpoint.js';
@@ -57,6 +58,8 @@ export class RankRuntime {
   readonly noise: NoiseInjector | undefined;
   /** Which path this rank's collective calls took (the job report's `paths`). */
   readonly paths: PathCounterLine;
+  /** Checkpoints of this rank (comm.checkpoint, comm.restored; runtime/checkpoint.ts). */
+  readonly checkpointer: Checkpointer;
   /** Why MPI's own collectives ({ algorithm: 'mpi' }) cannot run in this job; undefined: they can. */
   readonly mpiWhyNot: string | undefined;
   private mpiColl: MpiCollectives | undefined;
@@ -99,6 +102,8 @@ export class RankRuntime {
         : job.size !== job.nodeCount
           ? `this job runs ${job.size} ranks in ${job.nodeCount} MPI processes: MPI's collectives need one rank per process (mpirun -np N node prog.js, or coll run --transport mpi with -n equal to --nodes)`
           : undefined;
+    // Last: a restart queues the saved messages into the endpoint before the program runs.
+    this.checkpointer = new Checkpointer(this, job.checkpoint, spec.checkpointDue, job.program);
   }
 
   /** MPI's collectives in this thread (loaded on first use; only where mpiWhyNot is undefined). */

@@ -31,11 +31,40 @@ const OPTIONS: OptionSpec[] = [
   { name: 'connections', type: 'string', description: 'when pairs of nodes get a TCP connection: partial (default: the ±2^i peers at start, the rest on demand) | on-demand | static (seed 003 ch. 3; or COLL_CONNECTIONS); before it, datagrams' },
   { name: 'connection-threshold', type: 'number', description: 'on-demand and partial: connect a pair after more than this many messages (default 16, or COLL_CONNECTION_THRESHOLD)' },
   { name: 'connection-bytes', type: 'number', description: 'on-demand and partial: connect a pair after more than this many bytes too (default 65536, or COLL_CONNECTION_BYTES)' },
+  { name: 'checkpoint-dir', type: 'string', description: 'take coordinated checkpoints into DIR (shared by every host) when the program calls comm.checkpoint(state) and one is due (docs/runtime.md)' },
+  { name: 'checkpoint-every', type: 'string', description: "a checkpoint is due this often: 500ms, 60s, 2m (or SIGUSR1 to coll run; or checkpoint(state, { force: true }))" },
+  { name: 'checkpoint-keep', type: 'number', description: 'complete checkpoints kept (default 2)' },
+  { name: 'restart', type: 'string', description: 'resume every rank from the latest complete checkpoint in DIR (the same number of ranks; comm.restored() returns its state)' },
+  { name: 'max-restarts', type: 'number', description: 'when the job fails (a node dies), restart it from the latest complete checkpoint, up to this many times (default 0)' },
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] [--checkpoint-dir D [--checkpoint-every 60s] | --restart D] [--max-restarts K] <program.(js|ts)> [program args...]';
+
+/** `500ms`, `60s`, `2m`, `1h`, or a plain number of seconds, in ms. */
+export function parseDuration(text: string, what: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
+  if (!m || !(Number(m[1]) > 0)) throw new ArgumentError(`${what} '${text}' is not a positive duration`, 'e.g. 500ms, 60s, 2m, 1h (a plain number is seconds)');
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+}
+
+function checkpointOptions(args: ReturnType<typeof parseArgs>): { checkpoint?: { dir: string; everyMs?: number; keep?: number }; restart?: string; maxRestarts?: number } {
+  const dir = opt<string>(args, 'checkpoint-dir');
+  const every = opt<string>(args, 'checkpoint-every');
+  const keep = opt<number>(args, 'checkpoint-keep');
+  const restart = opt<string>(args, 'restart');
+  const maxRestarts = opt<number>(args, 'max-restarts');
+  if ((every !== undefined || keep !== undefined) && dir === undefined && restart === undefined) {
+    throw new ArgumentError('--checkpoint-every and --checkpoint-keep need --checkpoint-dir DIR (or --restart DIR)');
+  }
+  const where = dir ?? restart;
+  return {
+    ...(where !== undefined ? { checkpoint: { dir: where, ...(every !== undefined ? { everyMs: parseDuration(every, '--checkpoint-every') } : {}), ...(keep !== undefined ? { keep } : {}) } } : {}),
+    ...(restart !== undefined ? { restart } : {}),
+    ...(maxRestarts !== undefined ? { maxRestarts } : {}),
+  };
+}
 
 function readHostfile(file: string): string {
   if (!existsSync(file)) throw new ArgumentError(`hostfile '${file}' does not exist`);
@@ -95,6 +124,7 @@ export const runCommand: Command = {
       bindHost: opt<string>(args, 'bind'),
       jobTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
       env: warnAfter !== undefined ? { COLL_WARN_AFTER_MS: String(warnAfter * 1000) } : undefined,
+      ...checkpointOptions(args),
     });
     const report = opt<string>(args, 'report');
     if (report !== undefined) {

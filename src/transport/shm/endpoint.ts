@@ -137,6 +137,15 @@ interface Unexpected {
   flag: number;
 }
 
+/** A point-to-point message saved by a checkpoint (checkpointMessages / restoreMessages). */
+export interface SavedMessage {
+  readonly context: number;
+  readonly tag: number;
+  /** World rank of the sender. */
+  readonly src: number;
+  readonly data: Uint8Array;
+}
+
 /** Where the remaining chunks of a source's current message go. */
 interface Partial {
   target: RecvReq | Unexpected | undefined; // undefined = discard (failed receive)
@@ -600,6 +609,46 @@ export class ShmEndpoint implements Endpoint {
     const L = this.layout;
     Atomics.store(this.i32, L.flagIndex(flag), 1);
     notifyIfSleeping(this.i32, L, Math.floor(flag / L.flagsPerEndpoint));
+  }
+
+  // ------------------------------------------------------------- checkpoint
+
+  /**
+   * Checkpoint support (runtime/checkpoint.ts), once every peer's earlier messages have
+   * arrived: the point-to-point messages no receive has taken yet, copied out (a
+   * zero-copy one is copied from the sender's memory and released, which completes the
+   * sender's send), in arrival order; and the point-to-point receives still posted.
+   * The messages stay queued here as inline copies.
+   */
+  checkpointMessages(): { messages: SavedMessage[]; pendingReceives: { context: number; src: number; tag: number }[] } {
+    const all: Unexpected[] = [];
+    for (const l of this.unexpected.values()) {
+      for (const u of l) {
+        if (u.space !== SPACE_P2P) continue;
+        if (u.data === undefined) {
+          u.data = this.arenaU8.slice(u.shmOffset, u.shmOffset + u.total);
+          u.received = u.total;
+          this.ack(u.flag);
+          u.flag = -1;
+          u.shmOffset = -1;
+        }
+        all.push(u);
+      }
+    }
+    all.sort((a, b) => a.order - b.order);
+    const messages = all.map((u) => ({ context: u.context, tag: u.tag, src: u.src, data: (u.data as Uint8Array).slice(0, u.total) }));
+    const pendingReceives: { context: number; src: number; tag: number }[] = [];
+    for (const r of [...this.postedAny, ...[...this.posted.values()].flat()]) {
+      if (r.key.space === SPACE_P2P && !r.done) pendingReceives.push({ context: r.key.context, src: r.key.src, tag: r.key.tag });
+    }
+    return { messages, pendingReceives };
+  }
+
+  /** After a restart: the messages a checkpoint saved, queued as if they had just arrived (in their order). */
+  restoreMessages(messages: readonly SavedMessage[]): void {
+    for (const m of messages) {
+      this.queueUnexpected({ context: m.context, space: SPACE_P2P, tag: m.tag, src: m.src, index: 0, sig: 0, total: m.data.byteLength, order: this.order++, data: m.data, received: m.data.byteLength, shmOffset: -1, flag: -1 });
+    }
   }
 
   // --------------------------------------------------------------- progress
