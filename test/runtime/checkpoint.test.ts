@@ -1,7 +1,7 @@
 /**
  * Coordinated checkpoint/restart (runtime/checkpoint.ts, issue 19): a program of a few
  * hundred iterations of collectives, point-to-point messages in flight across the
- * checkpoint and a nonblocking allreduce completed by it (programs/checkpoint-iter.ts),
+ * checkpoint and a nonblocking allreduce completed by it (src/experiments/checkpoint-program.ts),
  * killed — a node process, then the launcher — at a random point after a checkpoint,
  * and restarted from the last complete one: every rank's final vector is bitwise that
  * of an uninterrupted run. Broken checkpoints are refused with errors naming them.
@@ -15,9 +15,10 @@ import { describe, expect, it } from 'vitest';
 import { launch, type LaunchResult } from '../../src/index.js';
 import { commitCheckpoint, latestCheckpoint, listCheckpoints, readRankFile, writeRankFile } from '../../src/runtime/checkpoint-files.js';
 import { leftBehind, marker, processesWith } from '../helpers/processes.js';
+import { checkpointRows } from '../../src/experiments/checkpoint-reproduce.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const program = fileURLToPath(new URL('./programs/checkpoint-iter.ts', import.meta.url));
+const program = fileURLToPath(new URL('../../src/experiments/checkpoint-program.ts', import.meta.url));
 const ITERATIONS = '500';
 
 interface Result {
@@ -198,5 +199,16 @@ req?.wait();
     expect(existsSync(join(dir, 'c'))).toBe(true);
     expect(readdirSync(join(dir, 'c'))).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("coll reproduce 003's checkpoint rows", () => {
+  const m = { t0Ms: 1000, t1Ms: 1300, count: 30, drainMs: 120, writeMs: 40, commitMs: 110, restoreMs: 0.7, bytesPerRank: 2600, messagesDrained: 120, identical: true, restartedFrom: 1 };
+  it('claim 14 passes only when the restart is identical and the drain saved messages; 16–18 are information with the numbers', () => {
+    const rows = checkpointRows(m);
+    expect(rows.map((r) => r.status)).toEqual(['pass', 'info', 'info', 'info']);
+    expect(rows[3].ours).toBe('model 270.0 ms (30 × 9.0 ms) against measured 300.0 ms (1300.0 − 1000.0 ms wall)');
+    expect(checkpointRows({ ...m, identical: false })[0].status).toBe('fail');
+    expect(checkpointRows({ ...m, messagesDrained: 0 })[0].status).toBe('fail');
   });
 });

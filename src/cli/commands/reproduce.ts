@@ -17,6 +17,7 @@ import { ArgumentError } from '../../core/errors.js';
 import { BLUE_WATERS } from '../../model/machines/index.js';
 import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
+import { reproduceCheckpointMeasured } from '../../experiments/checkpoint-reproduce.js';
 import { reproduceConnections, reproduceConnectionsMeasured } from '../../experiments/connections-reproduce.js';
 import { reproduceMulticastMeasured } from '../../experiments/multicast-reproduce.js';
 import { reproduceStartup } from '../../experiments/startup-reproduce.js';
@@ -80,6 +81,9 @@ export const reproduceCommand: Command = {
         // Seed 003 ch. 5: the multicast broadcast in real jobs (multicast-measure.ts), without --quick.
         if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: multicast broadcast in real jobs…\x1b[K');
         rows.push(...(await reproduceMulticastMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
+        // Seed 003 ch. 4: coordinated checkpoint/restart in real jobs (checkpoint-reproduce.ts), without --quick.
+        if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: checkpoint and restart in real jobs…\x1b[K');
+        rows.push(...(await reproduceCheckpointMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
       }
       if (seedId === undefined || seedId === '001') {
         const charts = bienzCharts(BLUE_WATERS);

@@ -1,5 +1,6 @@
 /**
- * A few hundred iterations of mixed collectives, point-to-point messages and a
+ * Rank program of the checkpoint/restart tests and `coll reproduce 003`'s C/R rows
+ * (checkpoint-reproduce.ts). A few hundred iterations of mixed collectives, point-to-point messages and a
  * nonblocking allreduce, checkpointed each iteration when one is due, resumable:
  * `comm.restored()` gives the state to go on from. Across the checkpoint call a
  * point-to-point message is in flight (sent before it, received after) and the
@@ -10,7 +11,8 @@
  * of "work" over the vector per iteration (default 200).
  */
 import { createHash } from 'node:crypto';
-import { init, type Request } from '../../../src/index.js';
+import { init } from '../runtime/init.js';
+import type { Request } from '../runtime/request.js';
 
 interface State {
   it: number;
@@ -45,7 +47,6 @@ for (;;) {
     world.recv(inbox, left, s.it - 1);
     for (let i = 0; i < 8; i++) s.x[i] += s.y[i] * 1e-3 + inbox[i] * 1e-2;
   }
-  if (process.env.CK_TRACE && world.rank === 0) console.log(`TRACE ${s.it} ${createHash('sha256').update(new Uint8Array(s.x.buffer, s.x.byteOffset, s.x.byteLength)).digest('hex').slice(0, 8)} y=${s.y[0]} in=${inbox[0]}`);
   if (s.it === N) break;
   for (let k = 0; k < work; k++) for (let i = 0; i < s.x.length; i++) s.x[i] = (s.x[i] * 1.000001 + 1e-7) % 1000;
   world.allreduce(s.x.subarray(0, 64));
