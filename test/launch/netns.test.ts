@@ -4,11 +4,12 @@
  * `coll run --hosts … --launch-agent "ssh -F …"`: nodes on three hosts, bound to their
  * own addresses, talking over the bridge; the orphan that ssh alone leaves, measured
  * beside the runtime's nodes ending; a daemon ring over ssh; a host that does not
- * exist; a host that dies; multicast broadcasts over the bridge.
+ * exist; a host that dies; multicast broadcasts over the bridge; a checkpointed job
+ * restarted after its node on another host was killed.
  * Skipped, saying what is missing, without root, iproute2 or openssh-server (CI has them).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,6 +103,40 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
     const rb = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
     expect(rb.multicast?.failovers).toBeGreaterThan(0);
     expect(rb.nodes[2].multicast?.injectedLoss).toBeGreaterThan(0);
+  });
+
+  it('checkpoints across the hosts: the node on h1 killed after a checkpoint, --max-restarts resumes on the same hosts, results bitwise those of an uninterrupted run', async () => {
+    const prog = fileURLToPath(new URL('../../src/experiments/checkpoint-program.ts', import.meta.url));
+    const hashesOf = (out: string): string[] =>
+      out
+        .split('\n')
+        .filter((l) => l.includes('RESULT '))
+        .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as { rank: number; hash: string })
+        .sort((a, b) => a.rank - b.rank)
+        .map((x) => x.hash);
+    const plain = inH0(coll(['-n', '4', '--hosts', 'h0:2,h1:2', prog, '400']));
+    expect(plain.status, plain.stderr).toBe(0);
+    const ckdir = join(dir, 'ckpt');
+    const report = join(dir, 'ckpt-report.json');
+    const job = spawn('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h0:2,h1:2', '--checkpoint-dir', ckdir, '--checkpoint-every', '150ms', '--max-restarts', '1', '--report', report, prog, '400'])], { cwd: root, env: { ...process.env, COLL_HOSTS_DIR: dir } });
+    let out = '';
+    let err = '';
+    job.stdout.on('data', (d: Buffer) => void (out += String(d)));
+    job.stderr.on('data', (d: Buffer) => void (err += String(d)));
+    const ended = new Promise<number | null>((resolve) => job.once('close', resolve));
+    for (let i = 0; i < 600 && !(existsSync(ckdir) && readdirSync(ckdir).some((n) => /^ckpt-\d+$/.test(n))); i++) await new Promise((r) => setTimeout(r, 50));
+    const node = execFileSync('ip', ['netns', 'pids', 'coll-h1'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .find((p) => readFileSync(`/proc/${p}/cmdline`, 'latin1').includes('node-main'));
+    expect(node, 'no node process on h1').toBeDefined();
+    spawnSync('kill', ['-9', node as string]);
+    expect(await ended, err).toBe(0);
+    expect(err).toMatch(/restarting from checkpoint \d+ \(restart 1 of 1\)/);
+    expect(hashesOf(out)).toEqual(hashesOf(plain.stdout));
+    const rep = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
+    expect(rep.checkpoint?.restarts).toBe(1);
+    expect(rep.nodes.map((n) => n.address?.split(':')[0])).toEqual(['10.77.0.1', '10.77.0.2']);
   });
 
   it('ssh alone leaves its remote command running when killed; the runtime ends its nodes', async () => {
