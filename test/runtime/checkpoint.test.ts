@@ -132,6 +132,26 @@ describe('checkpoint and restart of a job', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('SIGUSR1 to coll run makes a checkpoint due; the job goes on to its end', async () => {
+    const dir = tmp();
+    const report = join(dir, 'report.json');
+    const m = marker('ckpt');
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '2', '--nodes', '2', '--checkpoint-dir', join(dir, 'c'), '--report', report, program, '2000'], {
+      cwd: root,
+      env: { ...process.env, COLL_FAULT_MARKER: m },
+      stdio: 'ignore',
+    });
+    const ended = new Promise<number | null>((resolve) => cli.once('close', resolve));
+    for (let i = 0; i < 200 && processesWith(m).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1500));
+    cli.kill('SIGUSR1');
+    expect(await ended).toBe(0);
+    const rep = JSON.parse(readFileSync(report, 'utf8')) as LaunchResult['report'];
+    expect(rep.checkpoint?.count).toBe(1);
+    expect(listCheckpoints(join(dir, 'c'))).toEqual([1]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('offload mode: killed and restarted, bitwise the uninterrupted offloaded run', async () => {
     const want = await uninterrupted('offload');
     const dir = tmp();
