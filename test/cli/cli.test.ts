@@ -4,6 +4,7 @@ import { captureConsole } from '../helpers/console.js';
 import { main } from '../../src/cli/main.js';
 import { listAlgorithms } from '../../src/algorithms/registry.js';
 import { COLLECTIVES } from '../../src/schedule/types.js';
+import { parseDuration } from '../../src/cli/commands/run.js';
 
 const { out, err } = captureConsole();
 
@@ -50,5 +51,20 @@ describe('coll schedule', () => {
     expect(await main(['schedule', 'reduce', 'fnomial', '--bogus'])).toBe(2);
     expect(err.join('\n')).toMatch(/unknown option '--bogus'/);
     expect(await main(['frobnicate'])).toBe(2);
+  });
+});
+
+describe('coll run: checkpoint options', () => {
+  it('durations take ms, s, m, h (plain numbers are seconds); bad ones and options without a directory are refused', async () => {
+    expect(parseDuration('500ms', 'x')).toBe(500);
+    expect(parseDuration('60s', 'x')).toBe(60_000);
+    expect(parseDuration('2m', 'x')).toBe(120_000);
+    expect(parseDuration('1.5', 'x')).toBe(1500);
+    expect(() => parseDuration('soon', '--checkpoint-every')).toThrow(/--checkpoint-every 'soon' is not a positive duration/);
+    expect(() => parseDuration('0s', '--checkpoint-every')).toThrow(/not a positive duration/);
+    expect(await main(['run', '-n', '2', '--checkpoint-every', '1s', 'examples/allreduce.ts'])).toBe(2);
+    expect(err.join('\n')).toMatch(/--checkpoint-every and --checkpoint-keep need --checkpoint-dir DIR/);
+    expect(await main(['run', '-n', '2', '--max-restarts', '2', 'examples/allreduce.ts'])).toBe(2);
+    expect(err.join('\n')).toMatch(/--max-restarts needs checkpoints to restart from/);
   });
 });
