@@ -31,6 +31,7 @@ import type { Topology } from '../../schedule/topology.js';
 import { leaderOrder } from '../allreduce/smp.js';
 import { multicastTargets } from '../bcast/multicast.js';
 import type { AlgorithmSpec } from '../types.js';
+import { binomialFanIn, binomialRelease } from './smp.js';
 
 export const multicastBarrier: AlgorithmSpec = {
   name: 'multicast',
@@ -59,27 +60,16 @@ export const multicastBarrier: AlgorithmSpec = {
     const R1 = ceilLog(t.maxPpn);
     const R2 = ceilLog(N);
 
-    /** Binomial fan-in over ids 0..n−1 (id i's parent: i − lowbit(i)) from round `round0`; returns the last steps. */
-    const fanIn = (me: number, n: number, rankOf: (i: number) => number, round0: number, after: number[]): number[] => {
-      let done = after;
-      for (let mask = 1, k = 0; mask < n; mask <<= 1, k++) {
-        b.round = round0 + k;
-        if (me & mask) return [b.send(rankOf(me - mask), signal, done)];
-        if (me + mask < n) done = [...done, b.recv(rankOf(me + mask), signal, [])];
-      }
-      return done;
-    };
-
     // 1. Fan-in inside the node.
     b.phase = 'intra';
-    let done = fanIn(lr, ppn, (i) => members[i], 0, []);
+    let done = binomialFanIn(b, signal, lr, ppn, (i) => members[i], 0, []);
 
     // 2. and 3. The leaders' fan-in to rank 0, and its multicast release.
     if (lr === 0 && N > 1) {
       b.phase = 'inter';
       const order = leaderOrder(t);
       const leaders = order.map((n) => t.ranksOn(n)[0]);
-      done = fanIn(order.indexOf(node), N, (i) => leaders[i], R1, done);
+      done = binomialFanIn(b, signal, order.indexOf(node), N, (i) => leaders[i], R1, done);
       b.phase = 'release';
       b.round = R1 + R2;
       if (rank === 0) b.multicast(multicastTargets(t, 0), signal, done);
@@ -87,21 +77,9 @@ export const multicastBarrier: AlgorithmSpec = {
     }
 
     // 4. Release inside the node: the fan-in tree backwards, the transfer over distance
-    //    2^j in round base + R1 − 1 − j.
+    //    2^j in round base + R1 − 1 − j, base = multicastBarrierReleaseRound(t).
     b.phase = 'intra';
-    const base = multicastBarrierReleaseRound(t);
-    const fanOutRound = (m: number): number => base + R1 - 1 - Math.log2(m);
-    let mask = 1;
-    while (mask < ppn && !(lr & mask)) mask <<= 1;
-    if (lr !== 0) {
-      b.round = fanOutRound(mask);
-      done = [b.recv(members[lr - mask], signal, done)];
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-      if (lr + mask >= ppn) continue;
-      b.round = fanOutRound(mask);
-      b.send(members[lr + mask], signal, done);
-    }
+    binomialRelease(b, signal, t, rank, multicastBarrierReleaseRound(t), done);
     return b.build();
   },
 };

@@ -10,6 +10,8 @@
  */
 import { ScheduleBuilder } from '../../schedule/builder.js';
 import { ceilLog } from '../../schedule/partition.js';
+import type { Topology } from '../../schedule/topology.js';
+import type { Region } from '../../schedule/types.js';
 import { leaderOrder } from '../allreduce/smp.js';
 import type { AlgorithmSpec } from '../types.js';
 
@@ -41,15 +43,7 @@ export const smpBarrier: AlgorithmSpec = {
 
     // 1. Fan-in: a rank signals its binomial parent once its children have signalled it.
     b.phase = 'intra';
-    let done: number[] = [];
-    for (let mask = 1, k = 0; mask < ppn; mask <<= 1, k++) {
-      b.round = k;
-      if (lr & mask) {
-        done = [b.send(members[lr - mask], signal, done)];
-        break;
-      }
-      if (lr + mask < ppn) done = [...done, b.recv(members[lr + mask], signal, [])];
-    }
+    let done = binomialFanIn(b, signal, lr, ppn, (i) => members[i], 0, []);
 
     // 2. Dissemination among the leaders (in the order of their nodes' lowest ranks).
     if (lr === 0 && N > 1) {
@@ -66,18 +60,58 @@ export const smpBarrier: AlgorithmSpec = {
     // 3. Fan-out: the release travels down the same binomial tree, the farthest child
     //    first (the transfer over distance 2^j in round R1 + R2 + R1 − 1 − j).
     b.phase = 'intra';
-    const fanOutRound = (m: number): number => R1 + R2 + R1 - 1 - Math.log2(m);
-    let mask = 1;
-    while (mask < ppn && !(lr & mask)) mask <<= 1;
-    if (lr !== 0) {
-      b.round = fanOutRound(mask);
-      done = [b.recv(members[lr - mask], signal, done)];
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-      if (lr + mask >= ppn) continue;
-      b.round = fanOutRound(mask);
-      b.send(members[lr + mask], signal, done);
-    }
+    binomialRelease(b, signal, t, rank, R1 + R2, done);
     return b.build();
   },
 };
+
+/**
+ * Binomial fan-in of zero-byte signals over ids 0..n−1 (id i's parent: i − lowbit(i)),
+ * one level a round from `round0`: id `me` receives from its children, then signals its
+ * parent (`rankOf` maps an id to its rank). Returns the steps that end it: the send to
+ * the parent, or at id 0 `after` and its receives. Barrier/smp's and barrier/multicast's
+ * fan-ins.
+ */
+export function binomialFanIn(
+  b: ScheduleBuilder,
+  signal: Region,
+  me: number,
+  n: number,
+  rankOf: (i: number) => number,
+  round0: number,
+  after: number[],
+): number[] {
+  let done = after;
+  for (let mask = 1, k = 0; mask < n; mask <<= 1, k++) {
+    b.round = round0 + k;
+    if (me & mask) return [b.send(rankOf(me - mask), signal, done)];
+    if (me + mask < n) done = [...done, b.recv(rankOf(me + mask), signal, [])];
+  }
+  return done;
+}
+
+/**
+ * The release inside `rank`'s node: the in-node fan-in tree (local ids = local ranks)
+ * backwards, the farthest child first, the transfer over distance 2^j in round
+ * base + R1 − 1 − j (R1 = ⌈lg maxPpn⌉); the rank's receive from its parent waits for
+ * `after`. Barrier/smp's fan-out and barrier/multicast's node release.
+ */
+export function binomialRelease(b: ScheduleBuilder, signal: Region, t: Topology, rank: number, base: number, after: number[]): void {
+  const members = t.ranksOn(t.nodeOf(rank));
+  const lr = t.localRank(rank);
+  const ppn = members.length;
+  const R1 = ceilLog(t.maxPpn);
+  const round = (m: number): number => base + R1 - 1 - Math.log2(m);
+  let done = after;
+  let mask = 1;
+  while (mask < ppn && !(lr & mask)) mask <<= 1;
+  if (lr !== 0) {
+    b.round = round(mask);
+    done = [b.recv(members[lr - mask], signal, done)];
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (lr + mask >= ppn) continue;
+    b.round = round(mask);
+    b.send(members[lr + mask], signal, done);
+  }
+}
