@@ -1,124 +1,18 @@
 /**
  * The runtime executor running allgather/multicast and barrier/multicast on an
- * in-memory fake transport (the approach of multicast.test.ts, whose fake world this
- * file repeats): each marked group goes out as ONE `Endpoint.imcast` to the other
- * leaders' world ranks when the endpoint has one (every leader one per block of its
- * node for allgather, rank 0 one zero-byte release for barrier), and as ordinary sends
- * when it has none or declines; the results are the same either way, and no rank
- * leaves the barrier before every rank has entered it.
+ * in-memory fake transport (test/helpers/fake-multicast-world.ts, as multicast.test.ts):
+ * each marked group goes out as ONE `Endpoint.imcast` to the other leaders' world ranks
+ * when the endpoint has one (every leader one per block of its node for allgather,
+ * rank 0 one zero-byte release for barrier), and as ordinary sends when it has none or
+ * declines; the results are the same either way, and no rank leaves the barrier before
+ * every rank has entered it.
  */
 import { describe, expect, it } from 'vitest';
 import { getAlgorithm, generateRankSchedule } from '../../src/algorithms/registry.js';
 import { compileSchedule } from '../../src/exec/compiled.js';
 import { Execution } from '../../src/exec/executor.js';
 import { flatTopology, nodeTopology, topologyFromNodes, type Topology } from '../../src/schedule/topology.js';
-import type { Callback, Endpoint, MessageKey, RecvOp, RecvOptions, SendOp } from '../../src/transport/types.js';
-
-interface Op {
-  done: boolean;
-  error: Error | undefined;
-  source: number;
-  tag: number;
-  bytes: number;
-}
-
-type ImcastMode = 'multicast' | 'sync' | 'decline' | 'absent' | 'fail';
-
-interface ImcastCall {
-  src: number;
-  dsts: number[];
-  index: number;
-  bytes: number;
-}
-
-/** A world of fake endpoints: eager copies, completions on the next progress(). */
-class FakeWorld {
-  readonly inbox = new Map<string, Uint8Array>();
-  readonly imcasts: ImcastCall[] = [];
-  readonly isends: { src: number; dst: number }[] = [];
-  readonly endpoints: Endpoint[];
-
-  constructor(worldSize: number, mode: ImcastMode) {
-    this.endpoints = Array.from({ length: worldSize }, (_, rank) => this.endpoint(rank, mode));
-  }
-
-  private static id(k: MessageKey, src: number, dst: number): string {
-    return `${k.context}:${k.space}:${k.tag}:${src}:${dst}:${k.index}`;
-  }
-
-  private endpoint(rank: number, mode: ImcastMode): Endpoint {
-    const pendingSends: { op: Op; cb?: Callback<SendOp> }[] = [];
-    const posted: { id: string; dest: Uint8Array; op: Op; cb?: Callback<RecvOp> }[] = [];
-    const deliver = (k: MessageKey, dst: number, data: Uint8Array): void => {
-      const id = FakeWorld.id(k, rank, dst);
-      expect(this.inbox.has(id), `message ${id} sent twice`).toBe(false);
-      this.inbox.set(id, data.slice());
-    };
-    const sendOp = (cb?: Callback<SendOp>): Op => {
-      const op: Op = { done: false, error: undefined, source: rank, tag: 0, bytes: 0 };
-      pendingSends.push({ op, cb });
-      return op;
-    };
-    const ep: Endpoint = {
-      rank,
-      isend: (k, data, cb) => {
-        this.isends.push({ src: rank, dst: k.dst });
-        deliver(k, k.dst, data);
-        return sendOp(cb);
-      },
-      irecv: (k: MessageKey, dest: Uint8Array, _o?: RecvOptions, cb?: Callback<RecvOp>) => {
-        const op: Op = { done: false, error: undefined, source: k.src, tag: k.tag, bytes: 0 };
-        posted.push({ id: FakeWorld.id(k, k.src, rank), dest, op, cb });
-        return op;
-      },
-      progress: () => {
-        let any = false;
-        for (const s of pendingSends.splice(0)) {
-          s.op.done = true;
-          s.cb?.(s.op);
-          any = true;
-        }
-        for (let i = 0; i < posted.length; i++) {
-          const r = posted[i];
-          const data = this.inbox.get(r.id);
-          if (!data) continue;
-          this.inbox.delete(r.id);
-          posted.splice(i--, 1);
-          expect(data.byteLength, r.id).toBe(r.dest.byteLength);
-          r.dest.set(data);
-          r.op.bytes = data.byteLength;
-          r.op.done = true;
-          r.cb?.(r.op);
-          any = true;
-        }
-        return any;
-      },
-      park: () => undefined,
-      parkAsync: () => Promise.resolve(),
-      aborted: () => undefined,
-      cancel: () => false,
-    };
-    if (mode !== 'absent') {
-      ep.imcast = (k, dsts, data, cb) => {
-        if (mode === 'decline') return undefined;
-        this.imcasts.push({ src: rank, dsts: [...dsts], index: k.index, bytes: data.byteLength });
-        if (mode === 'fail') {
-          const op: Op = { done: true, error: new Error('multicast path down'), source: rank, tag: 0, bytes: 0 };
-          cb?.(op);
-          return op;
-        }
-        for (const d of dsts) deliver(k, d, data);
-        if (mode === 'sync') {
-          const op: Op = { done: true, error: undefined, source: rank, tag: 0, bytes: 0 };
-          cb?.(op);
-          return op;
-        }
-        return sendOp(cb);
-      };
-    }
-    return ep;
-  }
-}
+import { FakeWorld, type ImcastCall, type ImcastMode } from '../helpers/fake-multicast-world.js';
 
 const ES = 4;
 /** World rank of communicator rank r (not the identity, to check the mapping). */
