@@ -10,11 +10,11 @@ import type { ParamValue } from '../../src/schedule/context.js';
 import { describeStep, type CollectiveKind, type RankSchedule, type RecvStep, type Schedule, type SendStep } from '../../src/schedule/types.js';
 import { multicastRounds } from '../../src/algorithms/bcast/multicast.js';
 import { compileSchedule } from '../../src/exec/compiled.js';
-import { prng } from '../../src/core/random.js';
 import { ScheduleBuilder } from '../../src/schedule/builder.js';
 import { makeContext } from '../../src/schedule/context.js';
-import { flatTopology, nodeTopology, topologyFromNodes, type Topology } from '../../src/schedule/topology.js';
+import { topologyFromNodes, type Topology } from '../../src/schedule/topology.js';
 import { runCase } from '../helpers/harness.js';
+import { placements } from '../helpers/placements.js';
 
 const ceilLogK = (P: number, k: number): number => {
   let L = 0;
@@ -258,26 +258,8 @@ describe('bcast', () => {
 });
 
 describe('bcast/multicast (SMP broadcast over a multicast, seed 003 B11)', () => {
-  /** Every rank on a node of its own, block and cyclic placements, and seeded random uneven placements. */
-  function topologies(P: number): Topology[] {
-    const out: Topology[] = [flatTopology(P), topologyFromNodes(new Array<number>(P).fill(0), '1 node')];
-    for (const ppn of [2, 3, 4]) {
-      if (ppn >= P) continue;
-      out.push(nodeTopology(P, ppn, 'block'), nodeTopology(P, ppn, 'cyclic'));
-    }
-    const rand = prng(P * 977 + 5);
-    for (let k = 0; k < 3 && P > 1; k++) {
-      const N = 1 + Math.floor(rand() * Math.min(P, 5));
-      // Every node gets one rank, the others land anywhere: uneven, interleaved nodes.
-      const nodes = Array.from({ length: P }, (_, r) => (r < N ? r : Math.floor(rand() * N)));
-      for (let i = P - 1; i > 0; i--) {
-        const j = Math.floor(rand() * (i + 1));
-        [nodes[i], nodes[j]] = [nodes[j], nodes[i]];
-      }
-      out.push(topologyFromNodes(nodes, `random ${nodes.join(',')}`));
-    }
-    return out;
-  }
+  /** Every rank on a node of its own, one node, block and cyclic placements, and seeded random uneven placements. */
+  const topologies = (P: number): Topology[] => placements(P, 5);
   const leaderOf = (t: Topology, root: number, node: number): number => (node === t.nodeOf(root) ? root : t.ranksOn(node)[0]);
 
   it('matches the reference for P = 1..24 on every placement, every root, counts 0, 1, 7 (and random delivery orders)', () => {

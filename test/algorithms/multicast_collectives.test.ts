@@ -9,33 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { generateSchedule, listAlgorithms } from '../../src/algorithms/registry.js';
 import { multicastAllgatherBcastRound } from '../../src/algorithms/allgather/multicast.js';
 import { multicastBarrierReleaseRound } from '../../src/algorithms/barrier/multicast.js';
-import { prng } from '../../src/core/random.js';
 import { compileSchedule } from '../../src/exec/compiled.js';
 import { selectAlgorithm } from '../../src/exec/selection.js';
-import { flatTopology, nodeTopology, topologyFromNodes, type Topology } from '../../src/schedule/topology.js';
+import { topologyFromNodes, type Topology } from '../../src/schedule/topology.js';
 import type { CollectiveKind, RankSchedule, Schedule, SendStep } from '../../src/schedule/types.js';
 import { runCase } from '../helpers/harness.js';
+import { placements } from '../helpers/placements.js';
 
 /** Every rank on a node of its own, one node, block and cyclic placements, and seeded random uneven placements. */
-function topologies(P: number): Topology[] {
-  const out: Topology[] = [flatTopology(P), topologyFromNodes(new Array<number>(P).fill(0), '1 node')];
-  for (const ppn of [2, 3, 4]) {
-    if (ppn >= P) continue;
-    out.push(nodeTopology(P, ppn, 'block'), nodeTopology(P, ppn, 'cyclic'));
-  }
-  const rand = prng(P * 977 + 11);
-  for (let k = 0; k < 3 && P > 1; k++) {
-    const N = 1 + Math.floor(rand() * Math.min(P, 5));
-    // Every node gets one rank, the others land anywhere: uneven, interleaved nodes.
-    const nodes = Array.from({ length: P }, (_, r) => (r < N ? r : Math.floor(rand() * N)));
-    for (let i = P - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [nodes[i], nodes[j]] = [nodes[j], nodes[i]];
-    }
-    out.push(topologyFromNodes(nodes, `random ${nodes.join(',')}`));
-  }
-  return out;
-}
+const topologies = (P: number): Topology[] => placements(P, 11);
 
 const lg = (n: number): number => (n <= 1 ? 0 : Math.ceil(Math.log2(n) - 1e-12));
 const sends = (r: RankSchedule): SendStep[] => r.steps.filter((st): st is SendStep => st.kind === 'send');
