@@ -28,10 +28,9 @@
 import { ScheduleBuilder } from '../../schedule/builder.js';
 import { ceilLog } from '../../schedule/partition.js';
 import type { Topology } from '../../schedule/topology.js';
-import { leaderOrder } from '../allreduce/smp.js';
 import { multicastTargets } from '../bcast/multicast.js';
 import type { AlgorithmSpec } from '../types.js';
-import { binomialFanIn, binomialRelease } from './smp.js';
+import { binomialFanIn, nodeFanIn, nodeLeaders, nodeRelease } from './smp.js';
 
 export const multicastBarrier: AlgorithmSpec = {
   name: 'multicast',
@@ -51,25 +50,19 @@ export const multicastBarrier: AlgorithmSpec = {
   generate(ctx) {
     const b = new ScheduleBuilder(ctx, 'multicast');
     const { rank, topology: t } = ctx;
-    const node = t.nodeOf(rank);
-    const members = t.ranksOn(node);
-    const lr = t.localRank(rank);
-    const ppn = members.length;
     const signal = b.in(0, 0);
     const N = t.nodeCount;
     const R1 = ceilLog(t.maxPpn);
     const R2 = ceilLog(N);
 
     // 1. Fan-in inside the node.
-    b.phase = 'intra';
-    let done = binomialFanIn(b, signal, lr, ppn, (i) => members[i], 0, []);
+    let done = nodeFanIn(b, signal, t, rank);
 
     // 2. and 3. The leaders' fan-in to rank 0, and its multicast release.
-    if (lr === 0 && N > 1) {
+    if (t.localRank(rank) === 0 && N > 1) {
       b.phase = 'inter';
-      const order = leaderOrder(t);
-      const leaders = order.map((n) => t.ranksOn(n)[0]);
-      done = binomialFanIn(b, signal, order.indexOf(node), N, (i) => leaders[i], R1, done);
+      const { leaders, me } = nodeLeaders(t, rank);
+      done = binomialFanIn(b, signal, me, N, (i) => leaders[i], R1, done);
       b.phase = 'release';
       b.round = R1 + R2;
       if (rank === 0) b.multicast(multicastTargets(t, 0), signal, done);
@@ -78,8 +71,7 @@ export const multicastBarrier: AlgorithmSpec = {
 
     // 4. Release inside the node: the fan-in tree backwards, the transfer over distance
     //    2^j in round base + R1 − 1 − j, base = multicastBarrierReleaseRound(t).
-    b.phase = 'intra';
-    binomialRelease(b, signal, t, rank, multicastBarrierReleaseRound(t), done);
+    nodeRelease(b, signal, t, rank, multicastBarrierReleaseRound(t), done);
     return b.build();
   },
 };

@@ -32,25 +32,18 @@ export const smpBarrier: AlgorithmSpec = {
   generate(ctx) {
     const b = new ScheduleBuilder(ctx, 'smp');
     const { rank, topology: t } = ctx;
-    const node = t.nodeOf(rank);
-    const members = t.ranksOn(node);
-    const lr = t.localRank(rank);
-    const ppn = members.length;
     const signal = b.in(0, 0);
     const R1 = ceilLog(t.maxPpn);
     const N = t.nodeCount;
     const R2 = ceilLog(N);
 
     // 1. Fan-in: a rank signals its binomial parent once its children have signalled it.
-    b.phase = 'intra';
-    let done = binomialFanIn(b, signal, lr, ppn, (i) => members[i], 0, []);
+    let done = nodeFanIn(b, signal, t, rank);
 
     // 2. Dissemination among the leaders (in the order of their nodes' lowest ranks).
-    if (lr === 0 && N > 1) {
+    if (t.localRank(rank) === 0 && N > 1) {
       b.phase = 'inter';
-      const order = leaderOrder(t);
-      const leaders = order.map((n) => t.ranksOn(n)[0]);
-      const i = order.indexOf(node);
+      const { leaders, me: i } = nodeLeaders(t, rank);
       for (let k = 0, d = 1; d < N; k++, d *= 2) {
         b.round = R1 + k;
         done = [b.send(leaders[(i + d) % N], signal, done), b.recv(leaders[(i - d + N) % N], signal, done)];
@@ -59,18 +52,27 @@ export const smpBarrier: AlgorithmSpec = {
 
     // 3. Fan-out: the release travels down the same binomial tree, the farthest child
     //    first (the transfer over distance 2^j in round R1 + R2 + R1 − 1 − j).
-    b.phase = 'intra';
-    binomialRelease(b, signal, t, rank, R1 + R2, done);
+    nodeRelease(b, signal, t, rank, R1 + R2, done);
     return b.build();
   },
 };
 
 /**
+ * The node leaders (each node's lowest rank) in the order of their nodes' lowest ranks
+ * ({@link leaderOrder}), and `me`, the index of `rank`'s node among them. The leaders
+ * of barrier/smp's dissemination and of barrier/multicast's fan-in.
+ */
+export function nodeLeaders(t: Topology, rank: number): { leaders: number[]; me: number } {
+  const order = leaderOrder(t);
+  return { leaders: order.map((n) => t.ranksOn(n)[0]), me: order.indexOf(t.nodeOf(rank)) };
+}
+
+/**
  * Binomial fan-in of zero-byte signals over ids 0..n−1 (id i's parent: i − lowbit(i)),
  * one level a round from `round0`: id `me` receives from its children, then signals its
  * parent (`rankOf` maps an id to its rank). Returns the steps that end it: the send to
- * the parent, or at id 0 `after` and its receives. Barrier/smp's and barrier/multicast's
- * fan-ins.
+ * the parent, or at id 0 `after` and its receives. {@link nodeFanIn}'s tree, and
+ * barrier/multicast's fan-in among the node leaders.
  */
 export function binomialFanIn(
   b: ScheduleBuilder,
@@ -91,12 +93,24 @@ export function binomialFanIn(
 }
 
 /**
- * The release inside `rank`'s node: the in-node fan-in tree (local ids = local ranks)
+ * The fan-in inside `rank`'s node (phase 'intra'): {@link binomialFanIn} over its
+ * local ranks to the node's lowest rank, from round 0. Returns its last steps.
+ * Barrier/smp's and barrier/multicast's first phase.
+ */
+export function nodeFanIn(b: ScheduleBuilder, signal: Region, t: Topology, rank: number): number[] {
+  const members = t.ranksOn(t.nodeOf(rank));
+  b.phase = 'intra';
+  return binomialFanIn(b, signal, t.localRank(rank), members.length, (i) => members[i], 0, []);
+}
+
+/**
+ * The release inside `rank`'s node (phase 'intra'): the {@link nodeFanIn} tree
  * backwards, the farthest child first, the transfer over distance 2^j in round
  * base + R1 − 1 − j (R1 = ⌈lg maxPpn⌉); the rank's receive from its parent waits for
  * `after`. Barrier/smp's fan-out and barrier/multicast's node release.
  */
-export function binomialRelease(b: ScheduleBuilder, signal: Region, t: Topology, rank: number, base: number, after: number[]): void {
+export function nodeRelease(b: ScheduleBuilder, signal: Region, t: Topology, rank: number, base: number, after: number[]): void {
+  b.phase = 'intra';
   const members = t.ranksOn(t.nodeOf(rank));
   const lr = t.localRank(rank);
   const ppn = members.length;
