@@ -662,17 +662,24 @@ export const SEED_FIT = fitChannels([
 /** CRC-32 and HMAC-SHA256 of a message's datagrams in this process, sender and one receiver (µs). */
 export function checksumCosts(sizes: readonly number[], fragmentBytes = DEFAULT_MCAST_OPTIONS.fragmentBytes, dsts = 1): ChecksumCost[] {
   const key = Buffer.alloc(32, 7);
+  // Warm-up, then the median of 9 rounds of at least 0.5 ms (a round that meets a GC pause or a
+  // busy CPU is an outlier, not the cost).
   const per = (bytes: number, f: (b: Buffer) => void): number => {
     const b = Buffer.alloc(datagramBytes(dsts, bytes), 0x5a);
-    let n = 0;
-    const t0 = performance.now();
-    let t = t0;
-    while (t - t0 < 2 || n < 16) {
-      for (let i = 0; i < 8; i++) f(b);
-      n += 8;
-      t = performance.now();
+    for (let i = 0; i < 64; i++) f(b);
+    const rounds: number[] = [];
+    for (let r = 0; r < 9; r++) {
+      let n = 0;
+      const t0 = performance.now();
+      let t = t0;
+      while (t - t0 < 0.5 || n < 16) {
+        for (let i = 0; i < 8; i++) f(b);
+        n += 8;
+        t = performance.now();
+      }
+      rounds.push(((t - t0) * 1000) / n);
     }
-    return ((t - t0) * 1000) / n;
+    return median(rounds);
   };
   const crc = (b: Buffer): void => void checksumOf(b);
   const mac = (b: Buffer): void => void createHmac('sha256', key).update(b).digest();
@@ -695,7 +702,7 @@ export function checksumCosts(sizes: readonly number[], fragmentBytes = DEFAULT_
 export function summarize(
   plan: McastPlan,
   samples: readonly McastJobSample[],
-  run: { started: string; finished: string; loadBefore: readonly number[]; loadAfter: readonly number[]; seconds: number; costs?: readonly ChecksumCost[] },
+  run: { started: string; finished: string; loadBefore: readonly number[]; loadAfter: readonly number[]; seconds: number; costs?: readonly ChecksumCost[]; machine?: string },
 ): McastMeasureResult {
   const of = (part: McastPart): McastJobSample[] => samples.filter((s) => s.part === part);
   const caseOf = (s: McastJobSample, name: string): McastCaseRecord | undefined => s.cases.find((c) => c.name === name);
@@ -794,7 +801,7 @@ export function summarize(
     plan,
     started: run.started,
     finished: run.finished,
-    machine: `${cpus().length} CPU${cpus().length === 1 ? '' : 's'} (${cpus()[0]?.model.trim() ?? 'unknown'})`,
+    machine: run.machine ?? `${cpus().length} CPU${cpus().length === 1 ? '' : 's'} (${cpus()[0]?.model.trim() ?? 'unknown'})`,
     loadBefore: run.loadBefore,
     loadAfter: run.loadAfter,
     seconds: run.seconds,
@@ -1071,8 +1078,9 @@ export function tableText(t: Table): string {
 export function tableMarkdown(t: Table): string {
   const left = t.left ?? 1;
   const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  const colon = t.title.indexOf(': ');
   return [
-    t.title,
+    colon > 0 ? `**${t.title.slice(0, colon)}**${t.title.slice(colon)}` : t.title,
     '',
     `| ${t.head.map(esc).join(' | ')} |`,
     `|${t.head.map((_, i) => (i < left ? '---' : '---:')).join('|')}|`,
@@ -1124,10 +1132,10 @@ export function channelsPlot(r: McastMeasureResult): string {
   const series: Series[] = [{ name: 'measured (sets=1), back-to-back', points: pts.map((p) => [p.channels, p.b2bUs.median] as [number, number]) }];
   const fit = r.channelFit;
   const cs = pts.map((p) => p.channels);
-  const dense = cs.length > 0 ? Array.from({ length: 40 }, (_, i) => Math.min(...cs) * (Math.max(...cs) / Math.min(...cs)) ** (i / 39)) : [];
-  if (fit) series.push({ name: `fit L0 + S/C: L0 ${us(fit.l0)} µs, S ${us(fit.s)} µs`, points: dense.map((c) => [c, fit.l0 + fit.s / c] as [number, number]) });
+  const dense = cs.length > 0 ? Array.from({ length: 24 }, (_, i) => round(Math.min(...cs) * (Math.max(...cs) / Math.min(...cs)) ** (i / 23), 2)) : [];
+  if (fit) series.push({ name: `fit L0 + S/C: L0 ${us(fit.l0)} µs, S ${us(fit.s)} µs`, points: dense.map((c) => [c, round(fit.l0 + fit.s / c, 1)] as [number, number]) });
   series.push({ name: 'seed Fig. 5.13 (Elan3, 8 nodes): 17.1 µs at 2, 4.3 at 16', points: [[2, SEED.c2], [16, SEED.c16]] });
-  series.push({ name: `seed fit: L0 ${SEED_FIT.l0.toFixed(1)} µs, S ${SEED_FIT.s.toFixed(1)} µs`, points: dense.map((c) => [c, SEED_FIT.l0 + SEED_FIT.s / c] as [number, number]) });
+  series.push({ name: `seed fit: L0 ${SEED_FIT.l0.toFixed(1)} µs, S ${SEED_FIT.s.toFixed(1)} µs`, points: dense.map((c) => [c, round(SEED_FIT.l0 + SEED_FIT.s / c, 2)] as [number, number]) });
   return lineChartSvg({ title: `Claim 2: split-phase off, 8-byte bcast on ${pts[0]?.nodes ?? 0} node processes vs channels`, x: { label: 'channels (a sync each time all are used)', log: true }, y: { label: 'µs per call', log: true }, series });
 }
 
@@ -1178,6 +1186,22 @@ export function measurePlots(r: McastMeasureResult): { part: McastPart; name: st
   add('reliability', r.reliabilityPoints.length > 0, () => reliabilityPlot(r));
   add('bandwidth', r.bandwidthPoints.length > 0, () => bandwidthPlot(r));
   return out;
+}
+
+/** A result written by measureJson, summarised again (the checksum costs measured anew here). */
+export function resultFromJson(j: unknown): McastMeasureResult {
+  const o = j as Partial<McastMeasureResult> & { experiment?: string };
+  if (!o || o.experiment !== 'multicast-measure' || !o.plan || !Array.isArray(o.samples)) throw new CollectivesError('ARGUMENT', 'not the JSON of `coll experiment multicast --json`');
+  const num = (v: unknown): number => (typeof v === 'number' ? v : NaN);
+  const samples = (o.samples as readonly McastJobSample[]).map((s) => ({ ...s, cases: s.cases.map((c) => ({ ...c, sampleUs: c.sampleUs.map(num), singleUs: c.singleUs.map(num) })) }));
+  return summarize(o.plan, samples, {
+    started: o.started ?? '',
+    finished: o.finished ?? '',
+    loadBefore: o.loadBefore ?? [],
+    loadAfter: o.loadAfter ?? [],
+    seconds: o.seconds ?? NaN,
+    ...(o.machine ? { machine: o.machine } : {}),
+  });
 }
 
 /** The result as JSON (NaN → null). */

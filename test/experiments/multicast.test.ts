@@ -202,6 +202,7 @@ describe('summaries, tables, markdown, plots (synthetic jobs)', () => {
     for (const s of ['Claim 1', 'Claim 2', 'Claim 3', 'Claim 4', 'Claim 5', 'Bandwidth', 'fit L = L0 + S/C', 'seed: L0 ≈ 2.5 µs, S ≈ 29.3 µs']) expect(text).toContain(s);
     const md = measureMarkdown(r, { nodes: 'img/multicast-nodes.svg' });
     expect(md).toContain('| nodes | multicast b2b |');
+    expect(md).toContain('**Claim 1 — 8-byte bcast against node processes (1 rank each)**: µs per call');
     expect(md).toContain('![nodes](img/multicast-nodes.svg)');
     expect(md).toContain('loss=1,node=3,seed=7');
     expect(DOCS_MARKERS.begin).toContain('multicast-measure:begin');
@@ -237,7 +238,7 @@ describe('coll reproduce 003 rows (synthetic results)', () => {
       ['claim 5:', 'pass'],
     ]);
     expect(row(rows, 'claim 2: with split-phase off, latency').ours).toMatch(/falling at every step\); fit L0 = 20[23] µs, S = 2000 µs/);
-    expect(row(rows, 'claim 3: split-phase').ours).toMatch(/^size 64 \(paced 500 µs\): use-up 19\.2 ms/);
+    expect(row(rows, 'claim 3: split-phase').ours).toMatch(/^size 64 \(paced 500 µs, 2 jobs\): use-up 19\.2 ms, sync 5\.0 ms \(max 12\.0\), 0 stall\(s\) in 20 sets$/);
     expect(rows.every((c) => c.seed === 'seed 003')).toBe(true);
   });
 
@@ -290,6 +291,24 @@ describe('coll experiment multicast (CLI)', () => {
     expect(await main(['experiment', 'multicast', '--reps', '0'])).not.toBe(0);
     expect(await main(['experiment', 'multicast', '--idle', '2'])).not.toBe(0);
     expect(err.join('\n')).toMatch(/--part 'everything' is not one of nodes, channels, sets, reliability, faults, bandwidth/);
+  });
+
+  it('--from FILE: the tables, plots and docs section again from an earlier --json, without jobs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'coll-mcast-from-'));
+    const file = join(dir, 'm.json');
+    writeFileSync(file, JSON.stringify(measureJson(result())));
+    const doc = join(dir, 'docs', 'multicast.md');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'docs'));
+    writeFileSync(doc, '# Multicast\n\nhand-written\n');
+    expect(await main(['experiment', 'multicast', '--from', file, '--plot', join(dir, 'docs', 'img'), '--docs', doc])).toBe(0);
+    const text = readFileSync(doc, 'utf8');
+    expect(text).toMatch(/^# Multicast\n\nhand-written\n\n<!-- multicast-measure:begin/);
+    expect(text).toContain('![channels](img/multicast-channels.svg)');
+    expect(text).toContain('| 2 | 203 (200–205) | 103 (100–105) |');
+    expect(readFileSync(join(dir, 'docs', 'img', 'multicast-sets.svg'), 'utf8')).toMatch(/^<svg/);
+    expect(await main(['experiment', 'multicast', '--from', file, '--reps', '2'])).not.toBe(0);
+    expect(await main(['experiment', 'multicast', '--from', doc])).not.toBe(0);
   });
 });
 

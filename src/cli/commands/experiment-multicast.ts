@@ -22,6 +22,7 @@ import {
   measureTables,
   PARTS,
   QUICK_PLAN,
+  resultFromJson,
   runMulticastMeasure,
   type McastPart,
   type McastPlan,
@@ -36,13 +37,22 @@ const OPTIONS: OptionSpec[] = [
   { name: 'json', type: 'string', description: 'also write the jobs and the summaries as JSON to FILE' },
   { name: 'plot', type: 'string', description: 'write the SVG plots into DIR (multicast-nodes.svg, -channels, -sets, -reliability, -bandwidth)' },
   { name: 'docs', type: 'string', description: 'replace the generated section of this markdown file (e.g. docs/multicast.md); with --plot, it links the plots' },
+  { name: 'from', type: 'string', description: 'no jobs: the tables, plots and docs section again from the JSON of an earlier --json run (CRC-32/HMAC costs measured anew)' },
   { name: 'idle', type: 'number', description: 'before each job wait (up to 30 s) until the CPUs are at most this busy, e.g. 0.3 (shared machines)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-export const MULTICAST_USAGE = 'coll experiment multicast [--nodes 2,4,8,16] [--reps R] [--part P]... [--quick] [--json FILE] [--plot DIR] [--docs FILE] [--idle B]';
+export const MULTICAST_USAGE = 'coll experiment multicast [--nodes 2,4,8,16] [--reps R] [--part P]... [--quick] [--json FILE] [--plot DIR] [--docs FILE] [--idle B] [--from FILE]';
 
 const list = (values: readonly string[]): string[] => values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch (e) {
+    throw new ArgumentError(`--from ${file}: ${e instanceof Error ? e.message : String(e)}`, 'give the file an earlier `coll experiment multicast --json FILE` wrote');
+  }
+}
 
 export async function multicastExperimentCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, OPTIONS);
@@ -66,13 +76,19 @@ export async function multicastExperimentCommand(argv: readonly string[]): Promi
     ...(nodes.length > 0 ? { nodes: [...new Set(nodes)].sort((a, b) => a - b) } : {}),
     ...(parts.length > 0 ? { parts: PARTS.filter((p) => parts.includes(p)) as McastPart[] } : {}),
   };
+  const from = opt<string>(args, 'from');
+  if (from !== undefined) {
+    for (const name of ['nodes', 'reps', 'part', 'quick', 'idle']) if (args.values.has(name)) throw new ArgumentError(`--${name} chooses jobs; --from runs none`);
+  }
   const tty = process.stderr.isTTY === true;
-  const r = await runMulticastMeasure(plan, {
-    idleBusy,
-    onJob: (done, total, what) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}multicast [${done}/${total}] ${what}${tty ? '' : '\n'}`),
-    onOutput: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),
-  });
-  if (tty) process.stderr.write('\r\x1b[K');
+  const r = from
+    ? resultFromJson(readJson(from))
+    : await runMulticastMeasure(plan, {
+        idleBusy,
+        onJob: (done, total, what) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}multicast [${done}/${total}] ${what}${tty ? '' : '\n'}`),
+        onOutput: (line) => process.stderr.write(`${tty ? '\r\x1b[K' : ''}${line}\n`),
+      });
+  if (tty && !from) process.stderr.write('\r\x1b[K');
   console.log(measureTables(r));
   const json = opt<string>(args, 'json');
   if (json) {
