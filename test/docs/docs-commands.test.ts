@@ -354,6 +354,16 @@ const NOT_RUN: Record<string, NotRun> = {
     why: '27 real jobs of up to 8 node processes: 30–90 s',
     coveredBy: ['test/experiments/connections-measure.test.ts (real 2-node jobs, tables, JSON and plot from samples)'],
   },
+  'experiment multicast --reps 3 --idle 0.3 --plot docs/img --docs docs/multicast.md': {
+    doc: 'multicast.md',
+    why: 'about 150 real jobs of 2 to 16 node processes, 3 repetitions: 10 minutes or more on 2 shared cores (the run the page shows)',
+    coveredBy: ['test/experiments/multicast.test.ts (a real run on 3 node processes; the tables, docs section, plots and reproduce rows from synthetic jobs)'],
+  },
+  'experiment multicast --quick': {
+    doc: 'multicast.md',
+    why: 'every part with fewer points and calls: still about 20 real jobs, a minute or more',
+    coveredBy: ['test/experiments/multicast.test.ts (a real run on 3 node processes, the CLI options)'],
+  },
   'bench matrix --compare openmpi --reps 3 --docs docs/benchmarks.md --plot docs/img/bench-matrix.svg': {
     doc: 'benchmarks.md',
     why: 'needs Open MPI (mpicc, mpirun); 9 collectives × 7 sizes × 3 rank counts, 3 repetitions alternating with it: minutes (3 on an idle machine, the run the page shows)',
