@@ -33,10 +33,12 @@
  * or poll reveals. The manager rebroadcasts each NACKed fragment once per NACK batch
  * (a resync: every node that missed it gets it, the others drop the duplicate). A set
  * not synchronised within `rtoUs` (or twice the smoothed sync time, if longer) of
- * being used up is polled (its CLOSE is multicast again, the wait doubling). A fragment rebroadcast more than `maxFail` times, or a set
- * polled more than `maxFail` times, is a hardware failure: the stream fails over to a
- * point-to-point binomial tree over the reliable node links (C_TREE frames forwarded
- * by every node), for the fragments not yet synchronised and for everything after.
+ * being used up is polled (its CLOSE is multicast again, the wait doubling). A fragment
+ * rebroadcast more than 4·`maxFail` times (each receiver that lost it may ask), or a set
+ * polled more than `maxFail` times in a row without a new report, is a hardware
+ * failure: the stream fails over to a point-to-point binomial tree over the reliable
+ * node links (C_TREE frames forwarded by every node), for the fragments not yet
+ * synchronised and for everything after.
  * Unreliable mode (B12) keeps the channels and their synchronisation (flow control)
  * but sends no checksums, NACKs, polls or rebroadcasts: a lost datagram is lost.
  *
@@ -238,6 +240,8 @@ class ReceiverStream {
 /** Most fragments one NACK names, and most one resync rebroadcasts (the oldest first): a burst of rebroadcasts overflowing the receivers' buffers would make the next losses. */
 const MAX_NACK = 64;
 const MAX_RESEND = 16;
+/** Rebroadcasts of one fragment per `maxFail` unit (several receivers NACK one loss at different times). */
+const REBROADCASTS_PER_FAIL = 4;
 
 export class McastBroadcaster {
   readonly counters = emptyCounters();
@@ -549,7 +553,9 @@ export class McastBroadcaster {
       markResent(d);
       r.datagrams[i] = d;
       r.sentAt[i] = now;
-      if (d.readUInt16LE(6) > this.options.maxFail && !s.g.failedOver) {
+      // Every NACKing receiver can cost a fragment a rebroadcast: count a fragment as
+      // failing only past REBROADCASTS_PER_FAIL rebroadcasts per allowed failure.
+      if (d.readUInt16LE(6) > REBROADCASTS_PER_FAIL * this.options.maxFail && !s.g.failedOver) {
         this.failover(s);
         return;
       }

@@ -2,7 +2,7 @@
  * Settings of the multicast broadcast path (seed 003 ch. 5) and its injected faults,
  * read from the environment of the node processes:
  *
- *   COLL_MCAST=off | channels=32,sets=4,fragment=8192,reliable=1,rto=10000,nack=1000,idle=1000,maxfail=4
+ *   COLL_MCAST=off | channels=32,sets=4,fragment=8192,reliable=1,rto=10000,nack=1000,idle=20000,maxfail=4
  *   COLL_MCAST_FAULTS=loss=0.2,dup=0.05,reorder=0.1,corrupt=0.05,seed=7[,node=K]
  *   COLL_MCAST_GROUP=239.x.y.z:port      (default: derived from the job's secret)
  *   COLL_MCAST_IFACE=address             (default: the node's bind address, loopback on one host)
@@ -30,7 +30,7 @@ export interface McastOptions {
   readonly nackUs: number;
   /** Sender: a partly used set is closed (synced) after this long without new data (µs). */
   readonly idleUs: number;
-  /** Rebroadcasts of one fragment, or polls of one set, before fail-over to the point-to-point tree. */
+  /** Polls of one set without progress (and 4× as many rebroadcasts of one fragment) before fail-over to the point-to-point tree. */
   readonly maxFail: number;
 }
 
@@ -41,7 +41,9 @@ export const DEFAULT_MCAST_OPTIONS: McastOptions = Object.freeze({
   reliable: true,
   rtoUs: 10000,
   nackUs: 1000,
-  idleUs: 1000,
+  // Long enough that sets end by being used up (B8) at any steady pace of broadcasts;
+  // a burst's last set is closed this long after its last broadcast.
+  idleUs: 20000,
   maxFail: 4,
 });
 
