@@ -509,7 +509,7 @@ void Promise.all(online).then(() => {
   send({ type: 'started' });
 });
 await Promise.all(finished);
-if ((engine || mcastAgent) && spec.nodeCount > 1 && !task && !taskNode) {
+if ((engine || mcastAgent?.used()) && spec.nodeCount > 1 && !task && !taskNode) {
   // The engine keeps answering its peers until every rank of the job has returned: a
   // peer still in a collective may need it to repeat an acknowledgement that was lost
   // (the engines' protocols retransmit over lossy links, COLL_ENGINE_LOSS), which it

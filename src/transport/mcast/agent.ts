@@ -102,6 +102,12 @@ export class McastAgent {
     }
   }
 
+  /** Whether this node has sent or received any multicast (only then must it keep serving its peers). */
+  used(): boolean {
+    const c = this.broadcaster.counters;
+    return c.messagesSent > 0 || c.fragmentsReceived > 0 || c.treeFrames > 0;
+  }
+
   report(): McastReport {
     return {
       group: `${this.o.group.address}:${this.o.group.port}`,
