@@ -36,6 +36,8 @@ export {
   type ArrayOf,
 } from './runtime/communicator.js';
 export { Request, waitAll } from './runtime/request.js';
+export { openFile, CollFile, FileError, type FileMode, type OpenOptions } from './io/file.js';
+export { FileView, type FileViewSpec, type FilePattern } from './io/view.js';
 export { nicAlgorithms } from './offload/engine/nic.js';
 export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
 export type { JobReport, NodeReport, LaunchReport } from './runtime/job-report.js';

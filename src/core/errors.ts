@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'DEADLOCK'
   | 'TRANSPORT'
   | 'CHECKPOINT'
+  | 'IO'
   | 'ABORTED';
 
 export class CollectivesError extends Error {
