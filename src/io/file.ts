@@ -48,28 +48,80 @@ function bytesOf(buf: Bytes): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-/** Every rank's piece lists (offset, bytes) for every rank, exchanged: what each rank asked of this one, by source. */
-function exchangeLists(c: Communicator, out: readonly (readonly { offset: number; bytes: number }[])[]): [number, number][][] {
+/** One communication or file step of a collective file call (CollFile runs them blocking or not). */
+type IoStep =
+  | { readonly op: 'allgather' | 'alltoall'; readonly send: Float64Array; readonly recv: Float64Array }
+  | { readonly op: 'alltoallv'; readonly send: Float64Array | Uint8Array; readonly sendCounts: readonly number[]; readonly recv: Float64Array | Uint8Array; readonly recvCounts: readonly number[] }
+  | { readonly op: 'barrier' }
+  | { readonly op: 'pwrite'; readonly data: Uint8Array; readonly at: number }
+  | { readonly op: 'pread'; readonly dst: Uint8Array; readonly at: number }
+  | { readonly op: 'size' };
+
+/** A piece of a rank's runs for one aggregator: where in the file, how long, where in the rank's buffer. */
+interface Piece {
+  readonly offset: number;
+  readonly bytes: number;
+  readonly bufAt: number;
+}
+
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
+/** The piece lists (offset, bytes) exchanged: what each rank asked of this one, by source rank. */
+function* exchangeLists(P: number, out: readonly (readonly Piece[])[]): Generator<IoStep, [number, number][][], unknown> {
   const counts = Float64Array.from(out, (ps) => 2 * ps.length);
-  const theirs = new Float64Array(c.size);
-  c.alltoall(counts, theirs);
-  const send = new Float64Array(counts.reduce((a, b) => a + b, 0));
+  const theirs = new Float64Array(P);
+  yield { op: 'alltoall', send: counts, recv: theirs };
+  const send = new Float64Array(sum([...counts]));
   let at = 0;
   for (const ps of out) for (const p of ps) {
     send[at++] = p.offset;
     send[at++] = p.bytes;
   }
-  const recv = new Float64Array(theirs.reduce((a, b) => a + b, 0));
-  c.alltoallv(send, [...counts], recv, [...theirs]);
+  const recv = new Float64Array(sum([...theirs]));
+  yield { op: 'alltoallv', send, sendCounts: [...counts], recv, recvCounts: [...theirs] };
   const lists: [number, number][][] = [];
   at = 0;
-  for (let r = 0; r < c.size; r++) {
+  for (let r = 0; r < P; r++) {
     const l: [number, number][] = [];
     for (let k = 0; k < theirs[r]; k += 2) l.push([recv[at + k], recv[at + k + 1]]);
     lists.push(l);
     at += theirs[r];
   }
   return lists;
+}
+
+/**
+ * The aggregator's writes for the pieces it received (by source rank, data in `recv` in
+ * that order): sorted by offset, adjacent pieces coalesced into one write, pieces that
+ * overlap written one by one after, in rank order.
+ */
+function coalesce(lists: readonly (readonly [number, number])[][], recv: Uint8Array): { at: number; data: Uint8Array }[] {
+  const pieces: { offset: number; bytes: number; at: number; rank: number }[] = [];
+  let at = 0;
+  lists.forEach((l, rank) => {
+    for (const [offset, bytes] of l) {
+      pieces.push({ offset, bytes, at, rank });
+      at += bytes;
+    }
+  });
+  pieces.sort((a, b) => a.offset - b.offset || a.rank - b.rank);
+  const writes: { at: number; data: Uint8Array }[] = [];
+  const slice = (p: (typeof pieces)[number]): Uint8Array => recv.subarray(p.at, p.at + p.bytes);
+  let i = 0;
+  while (i < pieces.length) {
+    let j = i + 1;
+    let end = pieces[i].offset + pieces[i].bytes;
+    while (j < pieces.length && pieces[j].offset === end) end += pieces[j++].bytes;
+    if (j === i + 1) writes.push({ at: pieces[i].offset, data: slice(pieces[i]) });
+    else {
+      const run = new Uint8Array(end - pieces[i].offset);
+      for (let k = i; k < j; k++) run.set(slice(pieces[k]), pieces[k].offset - pieces[i].offset);
+      writes.push({ at: pieces[i].offset, data: run });
+    }
+    for (; j < pieces.length && pieces[j].offset < end; j++) writes.push({ at: pieces[j].offset, data: slice(pieces[j]) });
+    i = j;
+  }
+  return writes;
 }
 
 /** Open `path` on every rank of `comm` (collective). */
@@ -183,72 +235,75 @@ export class CollFile {
   /** Collective write (two-phase): every rank calls it, each with its own offset and buffer (possibly empty). */
   writeAtAll(offset: number, buf: Bytes): void {
     this.writable();
-    const src = bytesOf(buf);
-    const plan = this.plan(this.runsOf(offset, buf));
-    const c = this.comm;
-    // Phase 1: the pieces to their aggregators (lists, then data).
-    const lists = exchangeLists(c, plan.out);
-    const sendBytes = plan.out.map((ps) => ps.reduce((s, p) => s + p.bytes, 0));
-    const recvBytes = lists.map((l) => l.reduce((s, [, b]) => s + b, 0));
-    const send = new Uint8Array(sendBytes.reduce((a, b) => a + b, 0));
-    let at = 0;
-    for (const ps of plan.out) for (const p of ps) {
-      send.set(src.subarray(p.bufAt, p.bufAt + p.bytes), at);
-      at += p.bytes;
-    }
-    const recv = new Uint8Array(recvBytes.reduce((a, b) => a + b, 0));
-    c.alltoallv(send, sendBytes, recv, recvBytes);
-    // Phase 2: the aggregator writes its domain, pieces sorted, adjacent ones coalesced (rank order wins on overlaps).
-    const pieces: { offset: number; bytes: number; at: number; rank: number }[] = [];
-    at = 0;
-    lists.forEach((l, rank) => {
-      for (const [offset, bytes] of l) {
-        pieces.push({ offset, bytes, at, rank });
-        at += bytes;
-      }
-    });
-    pieces.sort((a, b) => a.offset - b.offset || a.rank - b.rank);
-    let i = 0;
-    while (i < pieces.length) {
-      let j = i + 1;
-      let end = pieces[i].offset + pieces[i].bytes;
-      while (j < pieces.length && pieces[j].offset === end) end += pieces[j++].bytes;
-      if (j === i + 1) this.pwrite(recv.subarray(pieces[i].at, pieces[i].at + pieces[i].bytes), pieces[i].offset);
-      else {
-        const run = new Uint8Array(end - pieces[i].offset);
-        for (let k = i; k < j; k++) run.set(recv.subarray(pieces[k].at, pieces[k].at + pieces[k].bytes), pieces[k].offset - pieces[i].offset);
-        this.pwrite(run, pieces[i].offset);
-      }
-      // Overlapping pieces (several ranks writing the same bytes): rank order, one by one.
-      for (; j < pieces.length && pieces[j].offset < end; j++) this.pwrite(recv.subarray(pieces[j].at, pieces[j].at + pieces[j].bytes), pieces[j].offset);
-      i = j;
-    }
-    c.barrier();
+    this.runSync(this.writeAllSteps(this.runsOf(offset, buf), bytesOf(buf)));
   }
 
   /** Collective read (two-phase with data sieving); throws on every rank if any rank reads past the end of the file. */
   readAtAll(offset: number, buf: Bytes): void {
     this.readable();
-    const dst = bytesOf(buf);
-    const runs = this.runsOf(offset, buf);
-    const size = this.size();
-    const past = runs.find((r) => r.offset + r.bytes > size);
+    this.runSync(this.readAllSteps(this.runsOf(offset, buf), bytesOf(buf)));
+  }
+
+  /**
+   * Nonblocking collective write: the same steps on nonblocking collectives and the event
+   * loop's file system calls; every rank must await it (or its promise) before the next
+   * collective call on the communicator.
+   */
+  async iwriteAtAll(offset: number, buf: Bytes): Promise<void> {
+    this.writable();
+    await this.runAsync(this.writeAllSteps(this.runsOf(offset, buf), bytesOf(buf)));
+  }
+
+  async ireadAtAll(offset: number, buf: Bytes): Promise<void> {
+    this.readable();
+    await this.runAsync(this.readAllSteps(this.runsOf(offset, buf), bytesOf(buf)));
+  }
+
+  /**
+   * The two phases of a collective write, once, as the communication and file steps they
+   * take (run by runSync or runAsync): the agreed extent, the piece lists and the data to
+   * the aggregators, the aggregators' sorted, coalesced writes (rank order wins where
+   * ranks write the same bytes), a barrier.
+   */
+  private *writeAllSteps(runs: readonly Run[], src: Uint8Array): Generator<IoStep, void, unknown> {
+    const plan = yield* this.planSteps(runs);
+    const lists = yield* exchangeLists(this.comm.size, plan);
+    const sendBytes = plan.map((ps) => ps.reduce((s, p) => s + p.bytes, 0));
+    const recvBytes = lists.map((l) => l.reduce((s, [, b]) => s + b, 0));
+    const send = new Uint8Array(sum(sendBytes));
+    let at = 0;
+    for (const ps of plan) for (const p of ps) {
+      send.set(src.subarray(p.bufAt, p.bufAt + p.bytes), at);
+      at += p.bytes;
+    }
+    const recv = new Uint8Array(sum(recvBytes));
+    yield { op: 'alltoallv', send, sendCounts: sendBytes, recv, recvCounts: recvBytes };
+    for (const w of coalesce(lists, recv)) yield { op: 'pwrite', data: w.data, at: w.at };
+    yield { op: 'barrier' };
+  }
+
+  /** The two phases of a collective read: the aggregators read the span asked of them once (data sieving) and answer each rank. */
+  private *readAllSteps(runs: readonly Run[], dst: Uint8Array): Generator<IoStep, void, unknown> {
     const c = this.comm;
-    const bad = c.allgatherObject(past ? `rank ${c.rank} reads bytes ${past.offset}–${past.offset + past.bytes} of a ${size}-byte file` : '');
-    const why = bad.find((b) => b !== '');
-    if (why !== undefined) throw new ArgumentError(`readAtAll on ${this.path}: ${why}`, 'read within the file (getSize()), or write it first');
-    const plan = this.plan(runs);
-    const lists = exchangeLists(c, plan.out);
-    // The aggregator reads the span of the pieces asked of it in one access, and answers each rank.
-    const answers = lists.map(() => new Uint8Array(0));
+    const size = (yield { op: 'size' }) as number;
+    const past = runs.find((r) => r.offset + r.bytes > size);
+    const bad = new Float64Array(3 * c.size);
+    yield { op: 'allgather', send: Float64Array.of(past ? 1 : 0, past?.offset ?? 0, past ? past.offset + past.bytes : 0), recv: bad };
+    for (let r = 0; r < c.size; r++) {
+      if (bad[3 * r] === 1) {
+        throw new ArgumentError(`readAtAll on ${this.path}: rank ${r} reads bytes ${bad[3 * r + 1]}–${bad[3 * r + 2]} of a ${size}-byte file`, 'read within the file (getSize()), or write it first');
+      }
+    }
+    const plan = yield* this.planSteps(runs);
+    const lists = yield* exchangeLists(c.size, plan);
     const all = lists.flat();
+    const answers = lists.map(() => new Uint8Array(0));
     if (all.length > 0) {
       const lo = Math.min(...all.map(([o]) => o));
-      const hi = Math.max(...all.map(([o, b]) => o + b));
-      const span = new Uint8Array(hi - lo);
-      this.pread(span, lo);
+      const span = new Uint8Array(Math.max(...all.map(([o, b]) => o + b)) - lo);
+      yield { op: 'pread', dst: span, at: lo };
       lists.forEach((l, r) => {
-        const out = new Uint8Array(l.reduce((s, [, b]) => s + b, 0));
+        const out = new Uint8Array(sum(l.map(([, b]) => b)));
         let at = 0;
         for (const [o, b] of l) {
           out.set(span.subarray(o - lo, o - lo + b), at);
@@ -258,29 +313,65 @@ export class CollFile {
       });
     }
     const sendBytes = answers.map((a) => a.byteLength);
-    const send = new Uint8Array(sendBytes.reduce((a, b) => a + b, 0));
+    const send = new Uint8Array(sum(sendBytes));
     let at = 0;
     for (const a of answers) {
       send.set(a, at);
       at += a.byteLength;
     }
-    const recvBytes = plan.out.map((ps) => ps.reduce((s, p) => s + p.bytes, 0));
-    const recv = new Uint8Array(recvBytes.reduce((a, b) => a + b, 0));
-    c.alltoallv(send, sendBytes, recv, recvBytes);
+    const recvBytes = plan.map((ps) => ps.reduce((s, p) => s + p.bytes, 0));
+    const recv = new Uint8Array(sum(recvBytes));
+    yield { op: 'alltoallv', send, sendCounts: sendBytes, recv, recvCounts: recvBytes };
     at = 0;
-    for (const ps of plan.out) for (const p of ps) {
+    for (const ps of plan) for (const p of ps) {
       dst.set(recv.subarray(at, at + p.bytes), p.bufAt);
       at += p.bytes;
     }
   }
 
-  /** Nonblocking collective write: the same two phases, started now; await it (every rank must). */
-  iwriteAtAll(offset: number, buf: Bytes): Promise<void> {
-    return Promise.resolve().then(() => this.writeAtAll(offset, buf));
+  /** Blocking: each step as it comes. */
+  private runSync(steps: Generator<IoStep, void, unknown>): void {
+    const c = this.comm;
+    for (let s = steps.next(); !s.done; ) {
+      const st = s.value;
+      let result: unknown;
+      if (st.op === 'allgather') c.allgather(st.send, st.recv);
+      else if (st.op === 'alltoall') c.alltoall(st.send, st.recv);
+      else if (st.op === 'alltoallv') c.alltoallv(st.send, st.sendCounts, st.recv, st.recvCounts);
+      else if (st.op === 'barrier') c.barrier();
+      else if (st.op === 'pwrite') this.pwrite(st.data, st.at);
+      else if (st.op === 'pread') this.pread(st.dst, st.at);
+      else result = this.size();
+      s = steps.next(result);
+    }
   }
 
-  ireadAtAll(offset: number, buf: Bytes): Promise<void> {
-    return Promise.resolve().then(() => this.readAtAll(offset, buf));
+  /** Nonblocking: the same steps on nonblocking collectives and promise-based file calls. */
+  private async runAsync(steps: Generator<IoStep, void, unknown>): Promise<void> {
+    const c = this.comm;
+    const h = await openAsync(this.path, this.mode === 'r' ? 'r' : 'r+');
+    try {
+      for (let s = steps.next(); !s.done; ) {
+        const st = s.value;
+        let result: unknown;
+        if (st.op === 'allgather') await c.iallgather(st.send, st.recv);
+        else if (st.op === 'alltoall') await c.ialltoall(st.send, st.recv);
+        else if (st.op === 'alltoallv') await c.ialltoallv(st.send, st.sendCounts, st.recv, st.recvCounts);
+        else if (st.op === 'barrier') await c.ibarrier();
+        else if (st.op === 'pwrite') {
+          for (let done = 0; done < st.data.byteLength; ) done += (await h.write(st.data, done, st.data.byteLength - done, st.at + done)).bytesWritten;
+        } else if (st.op === 'pread') {
+          for (let done = 0; done < st.dst.byteLength; ) {
+            const { bytesRead } = await h.read(st.dst, done, st.dst.byteLength - done, st.at + done);
+            if (bytesRead === 0) throw new FileError(`${this.path}: unexpected end of file at ${st.at + done}`);
+            done += bytesRead;
+          }
+        } else result = (await h.stat()).size;
+        s = steps.next(result);
+      }
+    } finally {
+      await h.close();
+    }
   }
 
   /** Flush this rank's writes to stable storage. */
@@ -369,15 +460,22 @@ export class CollFile {
    * non-aggregators): the ranks agree on the extent of the call, which is cut into one
    * domain per node, aligned.
    */
-  private plan(runs: readonly Run[]): { out: { offset: number; bytes: number; bufAt: number }[][] } {
+  private *planSteps(runs: readonly Run[]): Generator<IoStep, Piece[][], unknown> {
     const c = this.comm;
-    const lo = runs.length > 0 ? runs[0].offset : Infinity;
-    const hi = runs.length > 0 ? Math.max(...runs.map((r) => r.offset + r.bytes)) : -Infinity;
-    const ext = c.allgatherObject([Math.min(lo, ...runs.map((r) => r.offset)), hi]);
-    const L = Math.min(...ext.map(([a]) => a));
-    const H = Math.max(...ext.map(([, b]) => b));
-    const out = Array.from({ length: c.size }, () => [] as { offset: number; bytes: number; bufAt: number }[]);
-    if (!(H > L)) return { out };
+    const ext = new Float64Array(2 * c.size);
+    yield {
+      op: 'allgather',
+      send: Float64Array.of(runs.length > 0 ? Math.min(...runs.map((r) => r.offset)) : Infinity, runs.length > 0 ? Math.max(...runs.map((r) => r.offset + r.bytes)) : -Infinity),
+      recv: ext,
+    };
+    let L = Infinity;
+    let H = -Infinity;
+    for (let r = 0; r < c.size; r++) {
+      L = Math.min(L, ext[2 * r]);
+      H = Math.max(H, ext[2 * r + 1]);
+    }
+    const out = Array.from({ length: c.size }, () => [] as Piece[]);
+    if (!(H > L)) return out;
     const aggregators = Array.from({ length: c.nodeCount }, (_, n) => c.topology.ranksOn(n)[0]);
     const A = aggregators.length;
     const start = Math.floor(L / this.align) * this.align;
@@ -395,6 +493,6 @@ export class CollFile {
         off = dEnd;
       }
     }
-    return { out };
+    return out;
   }
 }

@@ -16,11 +16,13 @@ const path = process.argv[3] as string;
 const rounds = Number(process.argv[4] ?? 6);
 const plan: PlanStep[] = filePlan(seed, world.size, rounds);
 const f = openFile(world, path, 'w', { alignBytes: 64 });
-for (const step of plan) {
+for (const [k, step] of plan.entries()) {
   const mine = step.ranks[world.rank];
   f.setView({ disp: mine.disp, etype: 'float64', filetype: mine.filetype as FilePattern });
   const data = Float64Array.from({ length: mine.count }, (_, i) => step.value(world.rank, i));
-  if (step.collective) f.writeAtAll(mine.offset, data);
+  // Collective steps alternate between the blocking and the nonblocking call.
+  if (step.collective && k % 2 === 0) f.writeAtAll(mine.offset, data);
+  else if (step.collective) await f.iwriteAtAll(mine.offset, data);
   else {
     f.writeAt(mine.offset, data);
     world.barrier();
@@ -42,12 +44,14 @@ const b = new Float64Array(mine.count);
 g.readAt(mine.offset, b);
 const c = new Float64Array(mine.count);
 await g.ireadAt(mine.offset, c);
+const d = new Float64Array(mine.count);
+await g.ireadAtAll(mine.offset, d);
 g.setView({});
 const whole = new Uint8Array(want.byteLength);
 g.readAtAll(0, whole);
-// What the last step wrote, read through its view by all three calls, is the same.
+// What the last step wrote, read through its view by all four calls, is the same.
 const bad = whole.findIndex((x, i) => x !== want[i]);
 report.ok(bad < 0, `byte ${bad} of the file is ${whole[bad]}, want ${want[bad]}`);
-report.ok(a.every((x, i) => x === b[i] && x === c[i]), 'readAtAll, readAt and ireadAt disagree');
+report.ok(a.every((x, i) => x === b[i] && x === c[i] && x === d[i]), 'readAtAll, readAt, ireadAt and ireadAtAll disagree');
 g.close();
 report.print();
