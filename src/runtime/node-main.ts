@@ -382,9 +382,8 @@ if (viaMpi) {
  * point to point) and the report says why. Bad settings fail the node.
  */
 async function openMulticast(link: AdaptiveLink, p: NodeProxy, nodeOf: Int32Array, secret: Buffer): Promise<void> {
-  let options;
   try {
-    options = parseMcastOptions(process.env.COLL_MCAST);
+    const options = parseMcastOptions(process.env.COLL_MCAST);
     if (options === undefined) return;
     const group = process.env.COLL_MCAST_GROUP ? parseMcastGroup(process.env.COLL_MCAST_GROUP) : jobMcastGroup(secret);
     const iface = process.env.COLL_MCAST_IFACE ?? (isIPv4(spec.bindHost) ? spec.bindHost : '127.0.0.1');

@@ -59,8 +59,6 @@ export interface ProxyConfig {
   /** Busy-poll this long after the last traffic before sleeping (ms, default 0). */
   readonly spinMs?: number;
   readonly onError: (e: Error) => void;
-  /** The multicast agent: ranks' multicast entries go to it, SPACE_MCAST frames come from it (or attachMulticast). */
-  readonly multicast?: ProxyMulticast;
 }
 
 interface Inbound {
@@ -101,14 +99,13 @@ export class NodeProxy {
     this.sleep = L.sleepIndex(L.proxy);
     this.segment = c.segmentBytes ?? 256 * 1024;
     this.spinMs = c.spinMs ?? 0;
-    this.mcastAgent = c.multicast;
     c.link.onFrame = (from, h, payload) => {
       if (h.space === SPACE_MCAST) this.mcastAgent?.onControl(from, h, payload);
       else this.inbound(h, payload);
     };
   }
 
-  /** The node's multicast agent, once it has joined its group (before any rank multicasts). */
+  /** The node's multicast agent, once it has joined its group (before any rank multicasts): ranks' multicast entries go to it, SPACE_MCAST frames come from it. */
   attachMulticast(m: ProxyMulticast): void {
     this.mcastAgent = m;
   }
