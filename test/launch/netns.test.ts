@@ -85,7 +85,7 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
     expect(rep.connections).toBe(3);
   });
 
-  it("multicast broadcasts across the hosts: each node joins the group on its own address, every result right; a host that hears nothing fails over", () => {
+  it('multicast broadcasts across the hosts: each node joins the group on its own address, every result right', () => {
     const mix = fileURLToPath(new URL('../runtime/programs/multicast-mix.ts', import.meta.url));
     const report = join(dir, 'mcast-report.json');
     const r = inH0(coll(['-n', '6', '--hosts', 'h0:2,h1:2,h2:2', '--report', report, mix]));
@@ -96,13 +96,7 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
     const rep = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
     expect(rep.nodes.map((n) => n.multicast?.iface)).toEqual(['10.77.0.1', '10.77.0.2', '10.77.0.3']);
     expect(rep.multicast?.fragmentsReceived).toBe(2 * (rep.multicast?.fragments ?? 0));
-
-    const blocked = inH0(['env', 'COLL_MCAST_FAULTS=loss=1,node=2', ...coll(['-n', '6', '--hosts', 'h0:2,h1:2,h2:2', '--report', report, mix])]);
-    expect(blocked.status, blocked.stderr).toBe(0);
-    expect(blocked.stdout.split('\n').filter((l) => l.includes('REPORT ') && l.includes('"failures":[]'))).toHaveLength(6);
-    const rb = JSON.parse(readFileSync(report, 'utf8')) as JobReport;
-    expect(rb.multicast?.failovers).toBeGreaterThan(0);
-    expect(rb.nodes[2].multicast?.injectedLoss).toBeGreaterThan(0);
+    // Fail-over when a node hears nothing: test/runtime/multicast.test.ts (the same code on loopback).
   });
 
   it('checkpoints across the hosts: the node on h1 killed after a checkpoint, --max-restarts resumes on the same hosts, results bitwise those of an uninterrupted run', async () => {

@@ -19,7 +19,7 @@ import { checkpointRows } from '../../src/experiments/checkpoint-reproduce.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const program = fileURLToPath(new URL('../../src/experiments/checkpoint-program.ts', import.meta.url));
-const ITERATIONS = '300';
+const ITERATIONS = '200';
 
 interface Result {
   rank: number;
@@ -136,7 +136,7 @@ describe('checkpoint and restart of a job', () => {
     const dir = tmp();
     const report = join(dir, 'report.json');
     const m = marker('ckpt');
-    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '2', '--nodes', '2', '--checkpoint-dir', join(dir, 'c'), '--report', report, program, '2000'], {
+    const cli = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', '-n', '2', '--nodes', '2', '--checkpoint-dir', join(dir, 'c'), '--report', report, program, '1200'], {
       cwd: root,
       env: { ...process.env, COLL_FAULT_MARKER: m },
       stdio: 'ignore',
