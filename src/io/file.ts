@@ -410,12 +410,9 @@ export class CollFile {
     if (this.closed) throw new ArgumentError(`${this.path} is closed`, 'open it again with openFile()');
   }
 
+  /** Every mode reads ('w' and 'a' open the file for reading and writing, as fopen's 'w+' and 'a+'). */
   private readable(): void {
     this.open();
-    if (this.mode === 'w' || this.mode === 'a') {
-      // MPI allows reading files opened for writing only with MPI_MODE_RDWR.
-      throw new ArgumentError(`${this.path} was opened with mode '${this.mode}', which cannot read`, "open it with 'rw' (or 'r')");
-    }
   }
 
   private writable(): void {

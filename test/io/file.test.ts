@@ -95,7 +95,7 @@ describe('openFile on real ranks', () => {
     }, 120_000);
   }
 
-  it('bad input: a missing file, a directory, a read past the end, a negative offset, a read-only write, a partial element', async () => {
+  it("bad input: a missing file, a directory, a read past the end, a negative offset, a read-only write, a partial element (and 'w' reads what it wrote)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'coll-io-'));
     mkdirSync(join(dir, 'sub'));
     const r = await launch({ ranks: 2, nodes: 1, program: errorsProgram, args: [dir], jobTimeoutMs: 60_000 });
@@ -108,6 +108,7 @@ describe('openFile on real ranks', () => {
     expect(out).toMatch(/\[0\] past end: ArgumentError: read of bytes 8–24 past the end of .*small\.bin \(16 bytes\)/);
     expect(out).toMatch(/\[1\] past end all: ArgumentError: readAtAll on .*small\.bin: rank 1 reads bytes 8–24 of a 16-byte file/);
     expect(out).toMatch(/\[0\] past end all: ArgumentError: readAtAll on .*small\.bin: rank 1 reads/);
+    expect(out).toMatch(/\[0\] read in w mode: ok/);
     expect(out).toMatch(/\[0\] negative: ArgumentError: file offset must be a non-negative integer, got -1/);
     expect(out).toMatch(/\[0\] read-only: ArgumentError: .*small\.bin was opened read-only/);
     expect(out).toMatch(/\[0\] partial: ArgumentError: a buffer of 12 bytes is not a whole number of float64 elements/);

@@ -17,7 +17,14 @@ attempt('missing', () => openFile(world, join(dir, 'nope.bin'), 'r'));
 attempt('directory', () => openFile(world, join(dir, 'sub'), 'rw'));
 const small = join(dir, 'small.bin');
 const w = openFile(world, small, 'w');
-if (world.rank === 0) w.writeAt(0, new Float64Array([1, 2]));
+if (world.rank === 0) {
+  w.writeAt(0, new Float64Array([1, 2]));
+  attempt('read in w mode', () => {
+    const x = new Float64Array(2);
+    w.readAt(0, x);
+    if (x[0] !== 1 || x[1] !== 2) throw new Error(`read ${x.join(', ')}`);
+  });
+}
 w.close();
 const f = openFile(world, small, 'r');
 if (world.rank === 0) attempt('past end', () => f.readAt(8, new Float64Array(2)));
