@@ -232,12 +232,16 @@ export class ShmEndpoint implements Endpoint {
       return req;
     }
     const hop = local >= 0 ? local : this.layout.proxy;
-    const req = new SendReq(key, data, hop, onComplete);
-    if (data.buffer === this.arena && data.byteLength >= this.zeroCopyMin && this.freeFlags.length > 0) {
+    return this.post(new SendReq(key, data, hop, onComplete), data.byteLength >= this.zeroCopyMin);
+  }
+
+  /** Send `req` zero-copy when asked and its data lies in the arena (a completion cell free), else eagerly; in order behind anything queued for its hop. */
+  private post(req: SendReq, zeroCopy: boolean): SendReq {
+    if (zeroCopy && req.data.buffer === this.arena && this.freeFlags.length > 0) {
       req.flag = this.freeFlags.pop() as number;
       Atomics.store(this.i32, this.layout.flagIndex(req.flag), 0);
     }
-    const q = this.outQueues[hop];
+    const q = this.outQueues[req.hop];
     if (q.length === 0 && this.push(req)) return req;
     q.push(req);
     this.queuedSends++;
@@ -252,21 +256,12 @@ export class ShmEndpoint implements Endpoint {
         `raise the fragment size (COLL_MCAST=fragment=${Math.min(4 * dsts.length * 4, 65000)}) or use another broadcast algorithm`,
       );
     }
-    const hop = this.layout.proxy;
-    const req = new SendReq({ ...key, dst: DST_MCAST_DATA }, data, hop, onComplete);
+    const req = new SendReq({ ...key, dst: DST_MCAST_DATA }, data, this.layout.proxy, onComplete);
     req.mcast = Int32Array.from(dsts);
     // Eager up to MCAST_EAGER_MAX: copied into the ring, the root returns at once (the
     // agent buffers it, seed 003 B5); above, the agent reads the arena and the send
     // completes when the message is in its channels.
-    if (data.buffer === this.arena && data.byteLength > MCAST_EAGER_MAX && this.freeFlags.length > 0) {
-      req.flag = this.freeFlags.pop() as number;
-      Atomics.store(this.i32, this.layout.flagIndex(req.flag), 0);
-    }
-    const q = this.outQueues[hop];
-    if (q.length === 0 && this.push(req)) return req;
-    q.push(req);
-    this.queuedSends++;
-    return req;
+    return this.post(req, data.byteLength > MCAST_EAGER_MAX);
   }
 
   /** The destination list entry that precedes a multicast's data; false when the ring is full. */
