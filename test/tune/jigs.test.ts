@@ -95,7 +95,10 @@ describe('jigs on the runtime (structure and sanity, not timing)', () => {
     for (const r of recs) {
       expect(r.oSend).toBeGreaterThan(0);
       expect(r.oRecv).toBeGreaterThan(0);
-      expect(r.seconds).toBeGreaterThan(0);
+      // The gap is the burst's time less half the median round trip, clamped at 0: on a
+      // loaded machine a burst of 4 small messages can beat half an inflated round trip.
+      expect(r.seconds).toBeGreaterThanOrEqual(0);
+      expect(r.seconds).toBeLessThan(r.rtt * 10);
       expect(r.rtt).toBeGreaterThan(0);
     }
   }, 30_000);
