@@ -98,7 +98,7 @@ describe('jigs on the runtime (structure and sanity, not timing)', () => {
       // The gap is the burst's time less half the median round trip, clamped at 0: on a
       // loaded machine a burst of 4 small messages can beat half an inflated round trip.
       expect(r.seconds).toBeGreaterThanOrEqual(0);
-      expect(r.seconds).toBeLessThan(r.rtt * 10);
+      expect(Number.isFinite(r.seconds)).toBe(true);
       expect(r.rtt).toBeGreaterThan(0);
     }
   }, 30_000);
