@@ -4,9 +4,9 @@
  * the program chooses; every rank of the world makes it. The phases of the seed:
  *
  * 1. Initial synchronisation: the ranks agree whether a checkpoint is due (an
- *    allreduce of one flag: the launcher's interval or SIGUSR1 raised a word the node
- *    process shares with its ranks, or `{ force: true }`); if not, the call returns
- *    false (one 4-byte allreduce).
+ *    allreduce of two numbers: the latest request number of the launcher's interval or
+ *    SIGUSR1, which the node process keeps in a word it shares with its ranks, and
+ *    `{ force: true }`); if none is new, the call returns false (one 8-byte allreduce).
  * 2. Pre-checkpoint coordination (drain): every rank sends a marker to every other
  *    rank after everything it sent before; a rank has drained when it holds every
  *    peer's marker. Messages of one sender arrive in order on every path, so every
@@ -100,7 +100,9 @@ export class Checkpointer {
     private readonly program: string,
   ) {
     this.due = dueWord ? new Int32Array(dueWord) : undefined;
-    this.seenDue = this.due ? Atomics.load(this.due, 0) : 0;
+    // Every rank starts from request 0 (a request made before a rank started is taken by
+    // the first call): ranks start at different times, and must agree.
+    this.seenDue = 0;
     this.epoch = spec?.restart?.epoch ?? 0;
     const restart = spec?.restart;
     if (restart !== undefined) {
@@ -134,11 +136,13 @@ export class Checkpointer {
       return false;
     }
     const t0 = performance.now();
-    const now = this.due ? Atomics.load(this.due, 0) : 0;
-    const flag = Int32Array.of(force || now > this.seenDue ? 1 : 0);
-    comm.allreduceMax(flag);
-    if (flag[0] === 0) return false;
-    this.seenDue = now;
+    // The launcher numbers its requests and each node keeps the latest it got; the ranks
+    // agree on the highest (a node may get a request later than another): a request is
+    // taken once, by whichever call first sees it on some rank.
+    const agreed = Int32Array.of(this.due ? Atomics.load(this.due, 0) : 0, force ? 1 : 0);
+    comm.allreduceMax(agreed);
+    if (agreed[0] <= this.seenDue && agreed[1] === 0) return false;
+    this.seenDue = Math.max(this.seenDue, agreed[0]);
     const epoch = this.epoch + 1;
 
     // Drain: markers after everything sent before, from every rank to every rank.

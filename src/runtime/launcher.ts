@@ -288,7 +288,11 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
   };
   process.once('exit', killAll);
   // Checkpoints are due every `everyMs` once every node runs, and on SIGUSR1.
-  const checkpointDue = (): void => links.forEach((l) => l?.send({ type: 'checkpoint-due' }));
+  let dueSeq = 0;
+  const checkpointDue = (): void => {
+    dueSeq++;
+    links.forEach((l) => l?.send({ type: 'checkpoint-due', seq: dueSeq }));
+  };
   let checkpointTimer: NodeJS.Timeout | undefined;
   const startCheckpointTimer = (): void => {
     if (!checkpoint) return;

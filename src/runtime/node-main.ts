@@ -54,7 +54,7 @@ import { firstLine } from '../launch/lines.js';
 import { signalReady, TASK_KEY, TASK_NODE, type TaskData } from './task.js';
 import { openTaskControl } from './task-control.js';
 
-type LauncherMessage = { type: 'start'; spec: NodeSpec } | ExchangeReply | { type: 'exited'; rank: number } | { type: 'checkpoint-due' };
+type LauncherMessage = { type: 'start'; spec: NodeSpec } | ExchangeReply | { type: 'exited'; rank: number } | { type: 'checkpoint-due'; seq: number };
 
 /** Set when a cluster launcher started the job: this is the node agent thread of a task (task.ts). */
 const task = (workerData as Record<string, TaskData | undefined> | null)?.[TASK_KEY];
@@ -72,13 +72,13 @@ const waiters: ((m: LauncherMessage) => boolean)[] = [];
 /** Ranks of other nodes that returned, relayed by the launcher (handled once the exit board exists). */
 const exits: { handle?: (rank: number) => void } = {};
 const earlyExits: number[] = [];
-/** Raised when the launcher says a checkpoint is due (the ranks' next comm.checkpoint() takes one). */
+/** The number of the launcher's latest checkpoint request (the ranks' next comm.checkpoint() takes it if it is new). */
 const checkpointDue = new SharedArrayBuffer(4);
 /** Each local rank's checkpoint counters, as it last sent them (runtime/checkpoint.ts). */
 const checkpointCounters = new Map<number, CheckpointCounters>();
 link.onMessage((m) => {
   if (m.type === 'exited') return exits.handle ? exits.handle(m.rank) : void earlyExits.push(m.rank);
-  if (m.type === 'checkpoint-due') return void Atomics.add(new Int32Array(checkpointDue), 0, 1);
+  if (m.type === 'checkpoint-due') return void Atomics.store(new Int32Array(checkpointDue), 0, m.seq);
   const i = waiters.findIndex((w) => w(m));
   if (i >= 0) waiters.splice(i, 1);
   else inbox.push(m);

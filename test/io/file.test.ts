@@ -77,7 +77,6 @@ describe('file views', () => {
 describe('openFile on real ranks', () => {
   const cases: [number, number, number][] = [
     [1, 1, 11],
-    [3, 1, 12],
     [4, 2, 13],
     [5, 2, 14],
   ];

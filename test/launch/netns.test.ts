@@ -108,11 +108,11 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
         .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as { rank: number; hash: string })
         .sort((a, b) => a.rank - b.rank)
         .map((x) => x.hash);
-    const plain = inH0(coll(['-n', '4', '--hosts', 'h0:2,h1:2', prog, '400']));
+    const plain = inH0(coll(['-n', '4', '--hosts', 'h0:2,h1:2', prog, '250']));
     expect(plain.status, plain.stderr).toBe(0);
     const ckdir = join(dir, 'ckpt');
     const report = join(dir, 'ckpt-report.json');
-    const job = spawn('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h0:2,h1:2', '--checkpoint-dir', ckdir, '--checkpoint-every', '150ms', '--max-restarts', '1', '--report', report, prog, '400'])], { cwd: root, env: { ...process.env, COLL_HOSTS_DIR: dir } });
+    const job = spawn('ip', ['netns', 'exec', 'coll-h0', ...coll(['-n', '4', '--hosts', 'h0:2,h1:2', '--checkpoint-dir', ckdir, '--checkpoint-every', '150ms', '--max-restarts', '1', '--report', report, prog, '250'])], { cwd: root, env: { ...process.env, COLL_HOSTS_DIR: dir } });
     let out = '';
     let err = '';
     job.stdout.on('data', (d: Buffer) => void (out += String(d)));

@@ -19,7 +19,7 @@ import { checkpointRows } from '../../src/experiments/checkpoint-reproduce.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const program = fileURLToPath(new URL('../../src/experiments/checkpoint-program.ts', import.meta.url));
-const ITERATIONS = '200';
+const ITERATIONS = '150';
 
 interface Result {
   rank: number;
