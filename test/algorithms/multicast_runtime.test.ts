@@ -8,30 +8,17 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launch } from '../../src/index.js';
+import { explain as explainJob, runJob, type RankReport as BaseReport } from '../runtime/job.js';
 
-interface RankReport {
-  rank: number;
-  checks: number;
-  failures: string[];
+interface RankReport extends BaseReport {
   groups: number;
 }
 
 describe("allgather and barrier { algorithm: 'multicast' } across node processes", () => {
   it('6 ranks on 3 nodes: right results, barriers that hold, and every marked group sent as one multicast', async () => {
-    const r = await launch({
-      ranks: 6,
-      nodes: 3,
-      program: fileURLToPath(new URL('./programs/multicast-collectives.ts', import.meta.url)),
-      arenaMb: 64,
-      jobTimeoutMs: 170_000,
-    });
-    const reports = r.stdout
-      .split('\n')
-      .filter((l) => l.includes('REPORT '))
-      .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as RankReport)
-      .sort((a, b) => a.rank - b.rank);
-    const explain = [`exit ${r.exitCode}`, ...reports.flatMap((x) => x.failures.map((f) => `rank ${x.rank}: ${f}`)), r.stderr.slice(0, 2000)].join('\n');
+    const r = await runJob(fileURLToPath(new URL('./programs/multicast-collectives.ts', import.meta.url)), 6, 3);
+    const reports = r.reports as RankReport[];
+    const explain = explainJob(r);
     expect(r.exitCode, explain).toBe(0);
     expect(reports.map((x) => x.rank), explain).toEqual([0, 1, 2, 3, 4, 5]);
     for (const rep of reports) {

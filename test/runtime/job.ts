@@ -15,11 +15,12 @@ export interface JobResult extends LaunchResult {
   reports: RankReport[];
 }
 
+/** `program`: a file of test/runtime/programs, or an absolute path. */
 export async function runJob(program: string, ranks: number, nodes = 1, args: string[] = [], env: Record<string, string> = {}): Promise<JobResult> {
   const r = await launch({
     ranks,
     nodes,
-    program: fileURLToPath(new URL(`./programs/${program}`, import.meta.url)),
+    program: program.startsWith('/') ? program : fileURLToPath(new URL(`./programs/${program}`, import.meta.url)),
     args,
     env,
     arenaMb: 64,
