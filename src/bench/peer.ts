@@ -3,7 +3,8 @@
  * with the system MPI's compiler wrapper (Open MPI or MPICH from the distribution),
  * caches the binary, runs it under that MPI's mpirun and parses its JSON lines.
  * The C program times each call the way bench-program.ts does, so a ratio of the
- * two is a like-for-like comparison.
+ * two is a like-for-like comparison. peerBinary also builds the other C programs in
+ * src/bench/peer/ (peer-io.ts runs mpi_io_bench.c the same way).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -42,7 +43,8 @@ export interface PeerRun {
   readonly mpirunArgs?: readonly string[];
 }
 
-const TOOLS: Record<PeerMpi, { cc: string; run: string; runArgs: string[]; packages: string }> = {
+/** Each MPI's compiler wrapper, launcher, the launcher's arguments and its Debian/Ubuntu packages. */
+export const TOOLS: Record<PeerMpi, { cc: string; run: string; runArgs: string[]; packages: string }> = {
   openmpi: { cc: 'mpicc.openmpi', run: 'mpirun.openmpi', runArgs: ['--oversubscribe', '--bind-to', 'none'], packages: 'openmpi-bin libopenmpi-dev' },
   mpich: { cc: 'mpicc.mpich', run: 'mpirun.mpich', runArgs: [], packages: 'mpich libmpich-dev' },
 };
@@ -61,23 +63,29 @@ export function peerAvailable(mpi: PeerMpi): boolean {
   return onPath(TOOLS[mpi].cc) && onPath(TOOLS[mpi].run);
 }
 
-function source(): string {
-  // dist/bench/peer.js and src/bench/peer.ts both sit next to peer/mpi_coll_bench.c (copied by the build).
-  return fileURLToPath(new URL('./peer/mpi_coll_bench.c', import.meta.url));
+function source(program: string): string {
+  // dist/bench/peer.js and src/bench/peer.ts both sit next to peer/<program>.c (copied by the build).
+  return fileURLToPath(new URL(`./peer/${program}.c`, import.meta.url));
 }
 
-/** Compile (once per source version and MPI) and return the binary's path. */
-export function peerBinary(mpi: PeerMpi): string {
+/**
+ * Compile (once per source version and MPI) and return the binary's path. `program`
+ * is the basename of a C file in src/bench/peer/ (mpi_coll_bench, mpi_io_bench).
+ */
+export function peerBinary(mpi: PeerMpi, program = 'mpi_coll_bench'): string {
   if (!(PEER_MPIS as readonly string[]).includes(mpi)) throw new ArgumentError(`unknown MPI '${String(mpi)}'`, `use ${PEER_MPIS.join(' or ')}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(program) || !existsSync(source(program))) {
+    throw new ArgumentError(`there is no MPI program '${program}' (no src/bench/peer/${program}.c)`, 'use mpi_coll_bench or mpi_io_bench');
+  }
   const t = TOOLS[mpi];
   if (!peerAvailable(mpi)) {
     throw new ArgumentError(`${t.cc} or ${t.run} is not installed, so there is no ${mpi} to compare with`, `install it: apt-get install -y ${t.packages}`);
   }
-  const src = source();
+  const src = source(program);
   const hash = createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 12);
   const dir = join(tmpdir(), 'collectives-peer');
   mkdirSync(dir, { recursive: true });
-  const bin = join(dir, `mpi_coll_bench-${mpi}-${hash}`);
+  const bin = join(dir, `${program}-${mpi}-${hash}`);
   if (!existsSync(bin)) execFileSync(t.cc, ['-O2', '-o', bin, src], { stdio: ['ignore', 'ignore', 'pipe'] });
   return bin;
 }
@@ -88,12 +96,17 @@ function sizeArgs(r: PeerRun): [string, string] {
   return [String(r.minBytes ?? 8), String(r.maxBytes ?? r.minBytes ?? 8)];
 }
 
+/** The launcher's own arguments for this MPI: --allow-run-as-root when Open MPI runs as root, then TOOLS' runArgs. */
+export function peerRunArgs(mpi: PeerMpi): string[] {
+  const root = process.getuid?.() === 0 && mpi === 'openmpi' ? ['--allow-run-as-root'] : [];
+  return [...root, ...TOOLS[mpi].runArgs];
+}
+
 /** Run the MPI program for one collective over a size range. */
 export function runPeer(mpi: PeerMpi, r: PeerRun): Promise<PeerRecord[]> {
   const t = TOOLS[mpi];
   const bin = peerBinary(mpi);
-  const root = process.getuid?.() === 0 && mpi === 'openmpi' ? ['--allow-run-as-root'] : [];
-  const args = [...root, ...t.runArgs, ...(r.mpirunArgs ?? []), '-np', String(r.ranks), bin, r.collective, ...sizeArgs(r), String(r.iterations), r.datatype ?? 'float64', r.op ?? 'sum'];
+  const args = [...peerRunArgs(mpi), ...(r.mpirunArgs ?? []), '-np', String(r.ranks), bin, r.collective, ...sizeArgs(r), String(r.iterations), r.datatype ?? 'float64', r.op ?? 'sum'];
   return new Promise((resolve, reject) => {
     execFile(t.run, args, { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 600_000 }, (err, stdout, stderr) => {
       if (err) {
