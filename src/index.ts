@@ -36,7 +36,8 @@ export {
   type ArrayOf,
 } from './runtime/communicator.js';
 export { Request, waitAll } from './runtime/request.js';
-export { openFile, CollFile, FileError, type FileMode, type OpenOptions } from './io/file.js';
+export { openFile, CollFile, type FileMode, type OpenOptions } from './io/file.js';
+export { FileError } from './io/errors.js';
 export { FileView, type FileViewSpec, type FilePattern } from './io/view.js';
 export { nicAlgorithms } from './offload/engine/nic.js';
 export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';

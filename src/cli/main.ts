@@ -7,6 +7,7 @@ import { runCommand } from './commands/run.js';
 import { nodeCommand } from './commands/node.js';
 import { ringCommand } from './commands/ring.js';
 import { daemonCommand } from './commands/daemon.js';
+import { ioServerCommand } from './commands/io-server.js';
 import { scheduleCommand } from './commands/schedule.js';
 import { fitCommand } from './commands/fit.js';
 import { machineCommand } from './commands/machine.js';
@@ -24,7 +25,7 @@ export function version(): string {
   return pkg.version;
 }
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, machineCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, benchCommand, experimentCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, machineCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, ioServerCommand, benchCommand, experimentCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details; coll --version)', '', 'commands:'];

@@ -12,34 +12,41 @@
  *   boundaries aligned to `alignBytes`), send each aggregator the pieces of its domain
  *   (an alltoallv of the piece lists, one of the data), and each aggregator reads or
  *   writes its domain in as few large, sorted, coalesced accesses as the pieces allow
- *   (a read covers the whole span of the pieces at once: data sieving), then, for a
- *   read, returns each rank its pieces. Uneven contributions and empty ranks are fine.
+ *   (a local file's read covers the whole span of the pieces at once: data sieving; a
+ *   pfs: file's read is one list request of the pieces), then, for a read, returns each
+ *   rank its pieces. Uneven contributions and empty ranks are fine.
  * - Views: `setView({ disp, etype, filetype })` (view.ts; each rank its own, as in MPI).
  * - `sync()`, `getSize()`, `setSize(n)` (collective), `close()` (collective).
  *
- * Back end: a file of the local file system (on one machine, or a file system shared by
- * every host of the job); the striped I/O servers of the seed are the `pfs:` back end
- * the issue asks for next. Writes by different ranks to the same bytes in one
- * collective call resolve in rank order (MPI leaves them undefined).
+ * Back ends (storage.ts), chosen by the path as ROMIO does: `pfs:name` is a file striped
+ * over the job's I/O servers (src/io/pfs; domains then align to its stripes), any other
+ * path a file of the local file system (on one machine, or one shared by every host).
+ * Writes by different ranks to the same bytes in one collective call resolve in rank
+ * order (MPI leaves them undefined).
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { open as openAsync } from 'node:fs/promises';
-import { ArgumentError, CollectivesError, checkCount } from '../core/errors.js';
+import { closeSync, openSync, statSync } from 'node:fs';
+import { ArgumentError, checkCount } from '../core/errors.js';
+import { FileError } from './errors.js';
 import type { Communicator } from '../runtime/communicator.js';
+import { pfsBridge } from './pfs/blocking.js';
+import type { FileMeta } from './pfs/server.js';
+import { LocalStorage, PfsStorage, type ReadPiece, type Storage, type WritePiece } from './storage.js';
 import { FileView, type FileViewSpec, type Run } from './view.js';
 
 export type FileMode = 'r' | 'w' | 'rw' | 'a';
 
-/** A file operation failed in the file system (the message names the file and the call). */
-export class FileError extends CollectivesError {
-  constructor(message: string, hint?: string) {
-    super('IO', message, hint);
-  }
-}
 
 export interface OpenOptions {
-  /** File domains of collective calls start at multiples of this (bytes; default 1 MiB, a stripe). */
+  /** File domains of collective calls start at multiples of this (bytes; default the stripe size for pfs: files, 1 MiB otherwise). */
   readonly alignBytes?: number;
+  /** pfs: files created by this call: stripe size in bytes (default 64 KiB). */
+  readonly stripeSize?: number;
+  /** pfs: files created by this call: how many of the I/O servers to stripe over (default all). */
+  readonly stripeServers?: number;
+  /** The I/O servers (host:port) of pfs: paths; default COLL_IO_SERVERS, which `coll run --io-servers K` / `--io-server` set. */
+  readonly ioServers?: readonly string[];
+  /** pfs: one list request per server and call (default), or one request per contiguous region (for comparison). */
+  readonly listIo?: boolean;
 }
 
 type Bytes = ArrayBufferView;
@@ -53,8 +60,8 @@ type IoStep =
   | { readonly op: 'allgather' | 'alltoall'; readonly send: Float64Array; readonly recv: Float64Array }
   | { readonly op: 'alltoallv'; readonly send: Float64Array | Uint8Array; readonly sendCounts: readonly number[]; readonly recv: Float64Array | Uint8Array; readonly recvCounts: readonly number[] }
   | { readonly op: 'barrier' }
-  | { readonly op: 'pwrite'; readonly data: Uint8Array; readonly at: number }
-  | { readonly op: 'pread'; readonly dst: Uint8Array; readonly at: number }
+  | { readonly op: 'write'; readonly pieces: readonly WritePiece[] }
+  | { readonly op: 'read'; readonly pieces: readonly ReadPiece[] }
   | { readonly op: 'size' };
 
 /** A piece of a rank's runs for one aggregator: where in the file, how long, where in the rank's buffer. */
@@ -95,7 +102,7 @@ function* exchangeLists(P: number, out: readonly (readonly Piece[])[]): Generato
  * that order): sorted by offset, adjacent pieces coalesced into one write, pieces that
  * overlap written one by one after, in rank order.
  */
-function coalesce(lists: readonly (readonly [number, number])[][], recv: Uint8Array): { at: number; data: Uint8Array }[] {
+function coalesce(lists: readonly (readonly [number, number])[][], recv: Uint8Array): WritePiece[] {
   const pieces: { offset: number; bytes: number; at: number; rank: number }[] = [];
   let at = 0;
   lists.forEach((l, rank) => {
@@ -124,12 +131,69 @@ function coalesce(lists: readonly (readonly [number, number])[][], recv: Uint8Ar
   return writes;
 }
 
-/** Open `path` on every rank of `comm` (collective). */
+/** Regions sorted by offset, overlapping and adjacent ones merged. */
+function merged(regions: readonly (readonly [number, number])[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [o, b] of [...regions].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last !== undefined && o <= last[0] + last[1]) last[1] = Math.max(last[1], o + b - last[0]);
+    else out.push([o, b]);
+  }
+  return out;
+}
+
+/** Pieces of a buffer laid over the runs it fills, in order. */
+function writePieces(runs: readonly Run[], src: Uint8Array): WritePiece[] {
+  let at = 0;
+  return runs.map((r) => ({ at: r.offset, data: src.subarray(at, (at += r.bytes)) }));
+}
+
+function readPieces(runs: readonly Run[], dst: Uint8Array): ReadPiece[] {
+  let at = 0;
+  return runs.map((r) => ({ at: r.offset, dst: dst.subarray(at, (at += r.bytes)) }));
+}
+
+/** The I/O servers of pfs: paths: the option, else COLL_IO_SERVERS. */
+function ioServers(o: OpenOptions): string[] {
+  const list = o.ioServers ?? (process.env.COLL_IO_SERVERS ?? '').split(',').filter(Boolean);
+  if (list.length === 0) throw new FileError('pfs: paths need I/O servers, and this job has none', 'run with coll run --io-servers K (or --io-server host:port,…), or pass ioServers to openFile');
+  return [...list];
+}
+
+/**
+ * Open `path` on every rank of `comm` (collective). A path `pfs:name` is a file striped
+ * over the job's I/O servers (src/io/pfs); any other path is a file of the local (or a
+ * shared) file system.
+ */
 export function openFile(comm: Communicator, path: string, mode: FileMode, o: OpenOptions = {}): CollFile {
   if (!['r', 'w', 'rw', 'a'].includes(mode)) throw new ArgumentError(`file mode '${String(mode)}' is not one of 'r', 'w', 'rw', 'a'`);
-  const align = o.alignBytes ?? 1 << 20;
-  checkCount('alignBytes', align);
-  if (align < 1) throw new ArgumentError('alignBytes must be at least 1');
+  if (o.alignBytes !== undefined) {
+    checkCount('alignBytes', o.alignBytes);
+    if (o.alignBytes < 1) throw new ArgumentError('alignBytes must be at least 1');
+  }
+  const storage = path.startsWith('pfs:') ? openPfs(comm, path, mode, o) : openLocal(comm, path, mode);
+  return new CollFile(comm, path, mode, storage, o.alignBytes ?? storage.alignBytes);
+}
+
+/** Rank 0 opens (creates, truncates) through the metadata service; every rank gets the layout. */
+function openPfs(comm: Communicator, path: string, mode: FileMode, o: OpenOptions): Storage {
+  const servers = ioServers(o);
+  const bridge = pfsBridge(servers, o.listIo === false ? { listIo: false } : {});
+  let r: { meta?: FileMeta; err?: string; hint?: string } = {};
+  if (comm.rank === 0) {
+    try {
+      r = { meta: bridge.callSync({ op: 'open', name: path.slice(4), mode, layout: { stripe: o.stripeSize, servers: o.stripeServers } }).meta };
+    } catch (e) {
+      const err = e as FileError;
+      r = { err: err.message.split('\n  hint: ')[0], hint: err.hint };
+    }
+  }
+  r = comm.bcastObject(r);
+  if (r.meta === undefined) throw new FileError(`cannot open ${path} (${mode}): ${r.err ?? 'no answer'}`, r.hint ?? (mode === 'r' || mode === 'rw' ? 'the file must exist for modes r and rw' : undefined));
+  return new PfsStorage(bridge, r.meta);
+}
+
+function openLocal(comm: Communicator, path: string, mode: FileMode): Storage {
   // Rank 0 creates or truncates; the others open what it made. Every rank learns whether it worked.
   let err = '';
   if (comm.rank === 0) {
@@ -155,7 +219,7 @@ export function openFile(comm: Communicator, path: string, mode: FileMode, o: Op
   }
   const ok = comm.allgatherObject(true);
   if (ok.length !== comm.size) throw new FileError(`not every rank opened ${path}`);
-  return new CollFile(comm, path, mode, fd, align);
+  return new LocalStorage(path, fd, mode === 'r');
 }
 
 export class CollFile {
@@ -167,7 +231,7 @@ export class CollFile {
     readonly comm: Communicator,
     readonly path: string,
     readonly mode: FileMode,
-    private readonly fd: number,
+    private readonly storage: Storage,
     private readonly align: number,
   ) {}
 
@@ -181,55 +245,26 @@ export class CollFile {
   readAt(offset: number, buf: Bytes): void {
     this.readable();
     const runs = this.runsOf(offset, buf);
-    this.checkInFile(runs);
-    const dst = bytesOf(buf);
-    let at = 0;
-    for (const r of runs) at += this.pread(dst.subarray(at, at + r.bytes), r.offset);
+    this.checkInFile(runs, this.storage.size());
+    this.storage.read(readPieces(runs, bytesOf(buf)));
   }
 
   writeAt(offset: number, buf: Bytes): void {
     this.writable();
-    const src = bytesOf(buf);
-    let at = 0;
-    for (const r of this.runsOf(offset, buf)) {
-      this.pwrite(src.subarray(at, at + r.bytes), r.offset);
-      at += r.bytes;
-    }
+    this.storage.write(writePieces(this.runsOf(offset, buf), bytesOf(buf)));
   }
 
-  /** Nonblocking readAt through the event loop's file system calls. */
+  /** Nonblocking readAt (the event loop's file calls, or the pfs client's thread). */
   async ireadAt(offset: number, buf: Bytes): Promise<void> {
     this.readable();
     const runs = this.runsOf(offset, buf);
-    this.checkInFile(runs);
-    const h = await openAsync(this.path, 'r');
-    try {
-      const dst = bytesOf(buf);
-      let at = 0;
-      for (const r of runs) {
-        const { bytesRead } = await h.read(dst, at, r.bytes, r.offset);
-        if (bytesRead !== r.bytes) throw new FileError(`${this.path}: read ${bytesRead} of ${r.bytes} bytes at ${r.offset}`);
-        at += r.bytes;
-      }
-    } finally {
-      await h.close();
-    }
+    this.checkInFile(runs, await this.storage.isize());
+    await this.storage.iread(readPieces(runs, bytesOf(buf)));
   }
 
   async iwriteAt(offset: number, buf: Bytes): Promise<void> {
     this.writable();
-    const runs = this.runsOf(offset, buf);
-    const h = await openAsync(this.path, 'r+');
-    try {
-      const src = bytesOf(buf);
-      let at = 0;
-      for (const r of runs) {
-        await h.write(src, at, r.bytes, r.offset);
-        at += r.bytes;
-      }
-    } finally {
-      await h.close();
-    }
+    await this.storage.iwrite(writePieces(this.runsOf(offset, buf), bytesOf(buf)));
   }
 
   /** Collective write (two-phase): every rank calls it, each with its own offset and buffer (possibly empty). */
@@ -278,7 +313,7 @@ export class CollFile {
     }
     const recv = new Uint8Array(sum(recvBytes));
     yield { op: 'alltoallv', send, sendCounts: sendBytes, recv, recvCounts: recvBytes };
-    for (const w of coalesce(lists, recv)) yield { op: 'pwrite', data: w.data, at: w.at };
+    yield { op: 'write', pieces: coalesce(lists, recv) };
     yield { op: 'barrier' };
   }
 
@@ -301,7 +336,7 @@ export class CollFile {
     if (all.length > 0) {
       const lo = Math.min(...all.map(([o]) => o));
       const span = new Uint8Array(Math.max(...all.map(([o, b]) => o + b)) - lo);
-      yield { op: 'pread', dst: span, at: lo };
+      yield { op: 'read', pieces: this.storage.sieve ? [{ at: lo, dst: span }] : merged(all).map(([o, b]) => ({ at: o, dst: span.subarray(o - lo, o - lo + b) })) };
       lists.forEach((l, r) => {
         const out = new Uint8Array(sum(l.map(([, b]) => b)));
         let at = 0;
@@ -339,9 +374,9 @@ export class CollFile {
       else if (st.op === 'alltoall') c.alltoall(st.send, st.recv);
       else if (st.op === 'alltoallv') c.alltoallv(st.send, st.sendCounts, st.recv, st.recvCounts);
       else if (st.op === 'barrier') c.barrier();
-      else if (st.op === 'pwrite') this.pwrite(st.data, st.at);
-      else if (st.op === 'pread') this.pread(st.dst, st.at);
-      else result = this.size();
+      else if (st.op === 'write') this.storage.write(st.pieces);
+      else if (st.op === 'read') this.storage.read(st.pieces);
+      else result = this.storage.size();
       s = steps.next(result);
     }
   }
@@ -349,41 +384,30 @@ export class CollFile {
   /** Nonblocking: the same steps on nonblocking collectives and promise-based file calls. */
   private async runAsync(steps: Generator<IoStep, void, unknown>): Promise<void> {
     const c = this.comm;
-    const h = await openAsync(this.path, this.mode === 'r' ? 'r' : 'r+');
-    try {
-      for (let s = steps.next(); !s.done; ) {
-        const st = s.value;
-        let result: unknown;
-        if (st.op === 'allgather') await c.iallgather(st.send, st.recv);
-        else if (st.op === 'alltoall') await c.ialltoall(st.send, st.recv);
-        else if (st.op === 'alltoallv') await c.ialltoallv(st.send, st.sendCounts, st.recv, st.recvCounts);
-        else if (st.op === 'barrier') await c.ibarrier();
-        else if (st.op === 'pwrite') {
-          for (let done = 0; done < st.data.byteLength; ) done += (await h.write(st.data, done, st.data.byteLength - done, st.at + done)).bytesWritten;
-        } else if (st.op === 'pread') {
-          for (let done = 0; done < st.dst.byteLength; ) {
-            const { bytesRead } = await h.read(st.dst, done, st.dst.byteLength - done, st.at + done);
-            if (bytesRead === 0) throw new FileError(`${this.path}: unexpected end of file at ${st.at + done}`);
-            done += bytesRead;
-          }
-        } else result = (await h.stat()).size;
-        s = steps.next(result);
-      }
-    } finally {
-      await h.close();
+    for (let s = steps.next(); !s.done; ) {
+      const st = s.value;
+      let result: unknown;
+      if (st.op === 'allgather') await c.iallgather(st.send, st.recv);
+      else if (st.op === 'alltoall') await c.ialltoall(st.send, st.recv);
+      else if (st.op === 'alltoallv') await c.ialltoallv(st.send, st.sendCounts, st.recv, st.recvCounts);
+      else if (st.op === 'barrier') await c.ibarrier();
+      else if (st.op === 'write') await this.storage.iwrite(st.pieces);
+      else if (st.op === 'read') await this.storage.iread(st.pieces);
+      else result = await this.storage.isize();
+      s = steps.next(result);
     }
   }
 
   /** Flush this rank's writes to stable storage. */
   sync(): void {
     this.open();
-    fsyncSync(this.fd);
+    this.storage.sync();
   }
 
   /** The file's size in bytes. */
   getSize(): number {
     this.open();
-    return this.size();
+    return this.storage.size();
   }
 
   /** Truncate or extend the file to `bytes` (collective). */
@@ -392,7 +416,7 @@ export class CollFile {
     checkCount('size', bytes);
     const agreed = this.comm.bcastObject(bytes);
     if (agreed !== bytes) throw new ArgumentError(`setSize(${bytes}) on rank ${this.comm.rank}, but rank 0 asked for ${agreed}`, 'every rank passes the same size');
-    if (this.comm.rank === 0) ftruncateSync(this.fd, bytes);
+    if (this.comm.rank === 0) this.storage.setSize(bytes);
     this.comm.barrier();
   }
 
@@ -401,7 +425,7 @@ export class CollFile {
     if (this.closed) return;
     this.comm.barrier();
     this.closed = true;
-    closeSync(this.fd);
+    this.storage.close();
   }
 
   // -------------------------------------------------------------------------
@@ -427,29 +451,9 @@ export class CollFile {
     return this.view.runs(offset, buf.byteLength / es);
   }
 
-  private size(): number {
-    return fstatSync(this.fd).size;
-  }
-
-  private checkInFile(runs: readonly Run[]): void {
-    const size = this.size();
+  private checkInFile(runs: readonly Run[], size: number): void {
     const past = runs.find((r) => r.offset + r.bytes > size);
     if (past) throw new ArgumentError(`read of bytes ${past.offset}–${past.offset + past.bytes} past the end of ${this.path} (${size} bytes)`, 'read within the file (getSize()), or write it first');
-  }
-
-  private pread(dst: Uint8Array, at: number): number {
-    let done = 0;
-    while (done < dst.byteLength) {
-      const n = readSync(this.fd, dst, done, dst.byteLength - done, at + done);
-      if (n === 0) throw new FileError(`${this.path}: unexpected end of file at ${at + done}`);
-      done += n;
-    }
-    return done;
-  }
-
-  private pwrite(src: Uint8Array, at: number): void {
-    let done = 0;
-    while (done < src.byteLength) done += writeSync(this.fd, src, done, src.byteLength - done, at + done);
   }
 
   /**

@@ -14,6 +14,7 @@ import type { TcpCounters } from '../transport/tcp/device.js';
 import type { MpiLinkCounters } from '../transport/mpi/link.js';
 import type { McastReport } from '../transport/mcast/agent.js';
 import type { NodeCheckpointReport } from './checkpoint.js';
+import type { JobIoReport } from './io-servers.js';
 import type { ConnectionCounters, ConnectionPolicy } from '../transport/connections.js';
 import type { NodeExchangeCounters } from '../launch/startup/node-exchange.js';
 import { addPathCounters, zeroPaths, type PathCounters } from './path-counters.js';
@@ -114,6 +115,8 @@ export interface JobReport {
    * NACKs, rebroadcast fragments, resyncs, fail-overs to the point-to-point tree.
    */
   readonly multicast?: McastTotals;
+  /** The job's I/O servers (runtime/io-servers.ts): addresses, their directory and each one's counters (absent without --io-servers/--io-server). */
+  readonly io?: JobIoReport;
   readonly engine: EngineCounters;
   /**
    * Collective calls by the path they took, summed over ranks: `flat` (shared slots),

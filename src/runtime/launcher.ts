@@ -15,6 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { latestCheckpoint } from './checkpoint-files.js';
+import { startJobIo, type JobIoOptions } from './io-servers.js';
 import { tmpdir } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +124,8 @@ export interface LaunchOptions {
   restart?: string;
   /** When the job fails (a node dies), restart it from the latest complete checkpoint, up to this many times (default 0). */
   maxRestarts?: number;
+  /** I/O servers for `pfs:` files (runtime/io-servers.ts): started for the job, or running ones; the report's `io` has their counters. */
+  io?: JobIoOptions;
 }
 
 export interface LaunchResult {
@@ -149,6 +152,27 @@ const round1 = (x: number): number => Math.round(x * 10) / 10;
  * saying so on stderr and in the report's `checkpoint.restarts`.
  */
 export async function launch(o: LaunchOptions): Promise<LaunchResult> {
+  if (o.io === undefined) return launchRestartable(o);
+  if (o.transport === 'mpi') throw new ArgumentError('I/O servers are not available on the MPI transport yet', 'use the default TCP transport with --io-servers/--io-server');
+  const remote = (o.ring?.members ?? o.hosts ?? []).some((h) => !isLocalHost(h.host));
+  const io = await startJobIo(o.io, tsxLoaderIfTs(), remote);
+  let r: LaunchResult | undefined;
+  try {
+    r = await launchRestartable({ ...o, env: { ...o.env, COLL_IO_SERVERS: io.addresses.join(',') } });
+  } finally {
+    const report = await io.finish();
+    if (r) r = { ...r, report: { ...r.report, io: report } };
+  }
+  return r as LaunchResult;
+}
+
+/** tsx's --import entry when this module runs as TypeScript (the I/O server processes need it too). */
+function tsxLoaderIfTs(): string | undefined {
+  return import.meta.url.endsWith('.ts') ? tsxLoader('the I/O servers').process : undefined;
+}
+
+/** launch() after the I/O servers: checkpoints and restarts. */
+async function launchRestartable(o: LaunchOptions): Promise<LaunchResult> {
   const dir = o.checkpoint?.dir ?? o.restart;
   if (dir === undefined) {
     if (o.maxRestarts !== undefined && o.maxRestarts > 0) throw new ArgumentError('--max-restarts needs checkpoints to restart from', 'give --checkpoint-dir DIR (and --checkpoint-every, or call comm.checkpoint(state, { force: true }))');

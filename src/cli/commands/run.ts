@@ -3,6 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseHostfile, parseHostList } from '../../launch/hosts.js';
 import { ArgumentError } from '../../core/errors.js';
 import { launch } from '../../runtime/launcher.js';
+import type { JobIoOptions } from '../../runtime/io-servers.js';
+import { IO_SERVER_OPTIONS, ioServerSettings } from './io-server.js';
 import { parseStartupScheme } from '../../launch/startup/schemes.js';
 import { parseConnectionPolicy } from '../../transport/connections.js';
 import { parseTransport } from '../../transport/mpi/binding.js';
@@ -36,11 +38,16 @@ const OPTIONS: OptionSpec[] = [
   { name: 'checkpoint-keep', type: 'number', description: 'complete checkpoints kept (default 2)' },
   { name: 'restart', type: 'string', description: 'resume every rank from the latest complete checkpoint in DIR (the same number of ranks; comm.restored() returns its state)' },
   { name: 'max-restarts', type: 'number', description: 'when the job fails (a node dies), restart it from the latest complete checkpoint, up to this many times (default 0)' },
+  { name: 'io-servers', type: 'number', description: 'start K I/O servers on this host for pfs: files (docs/io.md); the first is the metadata service' },
+  { name: 'io-server', type: 'string', description: 'use running I/O servers (coll io-server) for pfs: files: host:port,…' },
+  { name: 'io-dir', type: 'string', description: 'directory of the started I/O servers (server-<i> each; default a new temporary one; kept after the job)' },
+  { name: 'io-host', type: 'string', description: 'address the started I/O servers listen on (default 127.0.0.1; a job across hosts: this host’s external address)' },
+  ...IO_SERVER_OPTIONS,
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] [--checkpoint-dir D [--checkpoint-every 60s] | --restart D] [--max-restarts K] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] [--checkpoint-dir D [--checkpoint-every 60s] | --restart D] [--max-restarts K] [--io-servers K | --io-server H:P,…] <program.(js|ts)> [program args...]';
 
 /** `500ms`, `60s`, `2m`, `1h`, or a plain number of seconds, in ms. */
 export function parseDuration(text: string, what: string): number {
@@ -64,6 +71,21 @@ function checkpointOptions(args: ReturnType<typeof parseArgs>): { checkpoint?: {
     ...(restart !== undefined ? { restart } : {}),
     ...(maxRestarts !== undefined ? { maxRestarts } : {}),
   };
+}
+
+function ioOptions(args: ReturnType<typeof parseArgs>): { io?: JobIoOptions } {
+  const servers = opt<number>(args, 'io-servers');
+  const list = opt<string>(args, 'io-server');
+  const settings = ioServerSettings(args);
+  const dir = opt<string>(args, 'io-dir');
+  const host = opt<string>(args, 'io-host');
+  if (servers === undefined && list === undefined) {
+    if (Object.keys(settings).length > 0 || dir !== undefined || host !== undefined) throw new ArgumentError('the I/O server settings need --io-servers K');
+    return {};
+  }
+  if (servers !== undefined && list !== undefined) throw new ArgumentError('give --io-servers K or --io-server host:port,…, not both');
+  if (list !== undefined && (Object.keys(settings).length > 0 || dir !== undefined || host !== undefined)) throw new ArgumentError('--io-server uses running servers: set their options where they are started (coll io-server)');
+  return { io: list !== undefined ? { addresses: list.split(',').filter(Boolean) } : { servers, dir, host, settings } };
 }
 
 function readHostfile(file: string): string {
@@ -125,6 +147,7 @@ export const runCommand: Command = {
       jobTimeoutMs: timeout !== undefined ? timeout * 1000 : undefined,
       env: warnAfter !== undefined ? { COLL_WARN_AFTER_MS: String(warnAfter * 1000) } : undefined,
       ...checkpointOptions(args),
+      ...ioOptions(args),
     });
     const report = opt<string>(args, 'report');
     if (report !== undefined) {

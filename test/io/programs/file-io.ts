@@ -3,7 +3,8 @@
  * reads under random views (contiguous, block-cyclic vectors, tiles), offsets and
  * counts per rank (empty ranks included), generated from a seed so that the test can
  * compute the file it must produce. Every rank checks what it reads back against the
- * bytes the plan says are there, and prints `REPORT`. Args: seed, path, rounds.
+ * bytes the plan says are there, and prints `REPORT`. Args: seed, path (a pfs: path
+ * too), rounds, and for pfs: the stripe size.
  */
 import { init, openFile, type FilePattern } from '../../../src/index.js';
 import { Report } from '../../runtime/programs/cases.js';
@@ -14,8 +15,9 @@ const report = new Report(world);
 const seed = Number(process.argv[2] ?? 1);
 const path = process.argv[3] as string;
 const rounds = Number(process.argv[4] ?? 6);
+const stripeSize = process.argv[5] !== undefined ? Number(process.argv[5]) : undefined;
 const plan: PlanStep[] = filePlan(seed, world.size, rounds);
-const f = openFile(world, path, 'w', { alignBytes: 64 });
+const f = openFile(world, path, 'w', { alignBytes: 64, stripeSize });
 for (const [k, step] of plan.entries()) {
   const mine = step.ranks[world.rank];
   f.setView({ disp: mine.disp, etype: 'float64', filetype: mine.filetype as FilePattern });
