@@ -4,11 +4,11 @@
  * own directory (`<dir>/server-<i>`), or given as addresses of running servers. The
  * ranks find them in COLL_IO_SERVERS; the first is the metadata service. At the end the
  * launcher asks each for its counters (the job report's `io`) and stops the ones it
- * started. Their directories stay: a later job with `--io-dir` on the same directory
- * serves the same files.
+ * started. Directories given with `--io-dir` stay, so a later job on the same directory
+ * serves the same files; a temporary one made for the job is removed with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,7 @@ export interface JobIoOptions {
   readonly servers?: number;
   /** Or use these running servers (host:port). */
   readonly addresses?: readonly string[];
-  /** Parent directory of the started servers' directories (default a new temporary one). */
+  /** Parent directory of the started servers' directories, kept after the job (default a new temporary one, removed after it). */
   readonly dir?: string;
   /** Address the started servers listen on and the ranks reach them at (default 127.0.0.1; a job across hosts: this host's first external IPv4). */
   readonly host?: string;
@@ -30,7 +30,9 @@ export interface JobIoOptions {
 }
 
 export interface JobIoReport {
+  /** The started servers' directory, and whether it stays after the job. */
   readonly dir?: string;
+  readonly kept?: boolean;
   readonly servers: readonly { readonly address: string; readonly counters?: Record<string, unknown>; readonly error?: string }[];
 }
 
@@ -69,7 +71,8 @@ export async function startJobIo(o: JobIoOptions, loader: string | undefined, re
     return { addresses, finish: () => collect(addresses, undefined) };
   }
   checkIntRange('I/O servers', o.servers ?? 0, 1, 64);
-  const dir = o.dir !== undefined ? resolvePath(o.dir) : mkdtempSync(join(tmpdir(), 'coll-io-'));
+  const kept = o.dir !== undefined;
+  const dir = kept ? resolvePath(o.dir as string) : mkdtempSync(join(tmpdir(), 'coll-io-'));
   const host = o.host ?? (remote ? externalAddress() : '127.0.0.1');
   const ts = import.meta.url.endsWith('.ts');
   const main = fileURLToPath(new URL(`../io/pfs/server-main.${ts ? 'ts' : 'js'}`, import.meta.url));
@@ -88,7 +91,7 @@ export async function startJobIo(o: JobIoOptions, loader: string | undefined, re
   return {
     addresses,
     finish: async () => {
-      const r = await collect(addresses, dir);
+      const r = { ...(await collect(addresses, dir)), kept };
       await Promise.all(
         started.map(
           (s) =>
@@ -101,6 +104,7 @@ export async function startJobIo(o: JobIoOptions, loader: string | undefined, re
             }),
         ),
       );
+      if (!kept) rmSync(dir, { recursive: true, force: true });
       return r;
     },
   };

@@ -29,6 +29,8 @@ const ELSEWHERE: Record<string, string> = {
   'tune --machine machine.json --out table.json': 'test/tune/tuner.test.ts, test/tune/verify.test.ts (the measured check) and test/tune/fit-loop.test.ts',
   'reproduce models --plot out/': 'test/cli/model-cli.test.ts (reproduce models --quick --plot)',
   'reproduce all --plot out/': 'test/sim/reproduce.test.ts (every seed, --quick)',
+  'io-server --dir /data/pfs0 --port 7000': 'test/io/pfs.test.ts (coll io-server processes, one killed and restarted on its directory)',
+  'run -n 8 --hosts a:4,b:4 --io-server a:7000,b:7000 prog.js': 'test/io/pfs.test.ts (running servers given by address: the job through launch({ io }) and PfsClient on host:port lists)',
 };
 
 /**

@@ -40,7 +40,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'max-restarts', type: 'number', description: 'when the job fails (a node dies), restart it from the latest complete checkpoint, up to this many times (default 0)' },
   { name: 'io-servers', type: 'number', description: 'start K I/O servers on this host for pfs: files (docs/io.md); the first is the metadata service' },
   { name: 'io-server', type: 'string', description: 'use running I/O servers (coll io-server) for pfs: files: host:port,…' },
-  { name: 'io-dir', type: 'string', description: 'directory of the started I/O servers (server-<i> each; default a new temporary one; kept after the job)' },
+  { name: 'io-dir', type: 'string', description: 'directory of the started I/O servers (server-<i> each), kept after the job; default a temporary one removed after it' },
   { name: 'io-host', type: 'string', description: 'address the started I/O servers listen on (default 127.0.0.1; a job across hosts: this host’s external address)' },
   ...IO_SERVER_OPTIONS,
   { name: 'startup-timeout', type: 'number', description: 'seconds every node may take to start and connect back (default 60)' },
