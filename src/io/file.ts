@@ -7,7 +7,9 @@
  *   elements of the rank's view (bytes with the default view), and the promises
  *   `ireadAt` / `iwriteAt`.
  * - Collective access: `readAtAll` / `writeAtAll` (and `ireadAtAll` / `iwriteAtAll`)
- *   with ROMIO's two-phase aggregation: the ranks agree on the extent the call covers,
+ *   with ROMIO's two-phase aggregation when the ranks' accesses interleave (otherwise
+ *   each rank accesses its own bytes, ROMIO's automatic rule; `collectiveBuffering`
+ *   overrides it): the ranks agree on the extent the call covers,
  *   cut it into one file domain per node (aggregator: the node's lowest rank; domain
  *   boundaries aligned to `alignBytes`), send each aggregator the pieces of its domain
  *   (an alltoallv of the piece lists, one of the data), and each aggregator reads or
@@ -47,6 +49,12 @@ export interface OpenOptions {
   readonly ioServers?: readonly string[];
   /** pfs: one list request per server and call (default), or one request per contiguous region (for comparison). */
   readonly listIo?: boolean;
+  /**
+   * Two-phase aggregation in collective calls (ROMIO's romio_cb_write/read hints): 'auto'
+   * (default) aggregates only when the ranks' extents interleave, else each rank accesses
+   * its own bytes; 'always'; 'never'.
+   */
+  readonly collectiveBuffering?: 'auto' | 'always' | 'never';
 }
 
 type Bytes = ArrayBufferView;
@@ -72,6 +80,9 @@ interface Piece {
 }
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
+
+/** A buffer the caller fills completely (no zeroing). */
+const scratch = (bytes: number): Uint8Array => Buffer.allocUnsafe(bytes);
 
 /** The piece lists (offset, bytes) exchanged: what each rank asked of this one, by source rank. */
 function* exchangeLists(P: number, out: readonly (readonly Piece[])[]): Generator<IoStep, [number, number][][], unknown> {
@@ -99,8 +110,9 @@ function* exchangeLists(P: number, out: readonly (readonly Piece[])[]): Generato
 
 /**
  * The aggregator's writes for the pieces it received (by source rank, data in `recv` in
- * that order): sorted by offset, adjacent pieces coalesced into one write, pieces that
- * overlap written one by one after, in rank order.
+ * that order), as views of `recv`: sorted by offset (the storage writes adjacent ones in
+ * one call); if pieces overlap, in rank order instead, so that the highest rank's bytes
+ * land last.
  */
 function coalesce(lists: readonly (readonly [number, number])[][], recv: Uint8Array): WritePiece[] {
   const pieces: { offset: number; bytes: number; at: number; rank: number }[] = [];
@@ -111,24 +123,9 @@ function coalesce(lists: readonly (readonly [number, number])[][], recv: Uint8Ar
       at += bytes;
     }
   });
-  pieces.sort((a, b) => a.offset - b.offset || a.rank - b.rank);
-  const writes: { at: number; data: Uint8Array }[] = [];
-  const slice = (p: (typeof pieces)[number]): Uint8Array => recv.subarray(p.at, p.at + p.bytes);
-  let i = 0;
-  while (i < pieces.length) {
-    let j = i + 1;
-    let end = pieces[i].offset + pieces[i].bytes;
-    while (j < pieces.length && pieces[j].offset === end) end += pieces[j++].bytes;
-    if (j === i + 1) writes.push({ at: pieces[i].offset, data: slice(pieces[i]) });
-    else {
-      const run = new Uint8Array(end - pieces[i].offset);
-      for (let k = i; k < j; k++) run.set(slice(pieces[k]), pieces[k].offset - pieces[i].offset);
-      writes.push({ at: pieces[i].offset, data: run });
-    }
-    for (; j < pieces.length && pieces[j].offset < end; j++) writes.push({ at: pieces[j].offset, data: slice(pieces[j]) });
-    i = j;
-  }
-  return writes;
+  const byOffset = [...pieces].sort((a, b) => a.offset - b.offset || a.rank - b.rank);
+  const overlap = byOffset.some((p, i) => i > 0 && p.offset < byOffset[i - 1].offset + byOffset[i - 1].bytes);
+  return (overlap ? pieces : byOffset).map((p) => ({ at: p.offset, data: recv.subarray(p.at, p.at + p.bytes) }));
 }
 
 /** Regions sorted by offset, overlapping and adjacent ones merged. */
@@ -167,12 +164,13 @@ function ioServers(o: OpenOptions): string[] {
  */
 export function openFile(comm: Communicator, path: string, mode: FileMode, o: OpenOptions = {}): CollFile {
   if (!['r', 'w', 'rw', 'a'].includes(mode)) throw new ArgumentError(`file mode '${String(mode)}' is not one of 'r', 'w', 'rw', 'a'`);
+  if (o.collectiveBuffering !== undefined && !['auto', 'always', 'never'].includes(o.collectiveBuffering)) throw new ArgumentError(`collectiveBuffering '${String(o.collectiveBuffering)}' is not one of 'auto', 'always', 'never'`);
   if (o.alignBytes !== undefined) {
     checkCount('alignBytes', o.alignBytes);
     if (o.alignBytes < 1) throw new ArgumentError('alignBytes must be at least 1');
   }
   const storage = path.startsWith('pfs:') ? openPfs(comm, path, mode, o) : openLocal(comm, path, mode);
-  return new CollFile(comm, path, mode, storage, o.alignBytes ?? storage.alignBytes);
+  return new CollFile(comm, path, mode, storage, o.alignBytes ?? storage.alignBytes, o.collectiveBuffering ?? 'auto');
 }
 
 /** Rank 0 opens (creates, truncates) through the metadata service; every rank gets the layout. */
@@ -233,6 +231,7 @@ export class CollFile {
     readonly mode: FileMode,
     private readonly storage: Storage,
     private readonly align: number,
+    private readonly buffering: 'auto' | 'always' | 'never',
   ) {}
 
   /** This rank's view (MPI_File_set_view): offsets and counts count its elements from then on. */
@@ -302,22 +301,27 @@ export class CollFile {
    */
   private *writeAllSteps(runs: readonly Run[], src: Uint8Array): Generator<IoStep, void, unknown> {
     const plan = yield* this.planSteps(runs);
+    if (plan === undefined) {
+      yield { op: 'write', pieces: writePieces(runs, src) };
+      yield { op: 'barrier' };
+      return;
+    }
     const lists = yield* exchangeLists(this.comm.size, plan);
     const sendBytes = plan.map((ps) => ps.reduce((s, p) => s + p.bytes, 0));
     const recvBytes = lists.map((l) => l.reduce((s, [, b]) => s + b, 0));
-    const send = new Uint8Array(sum(sendBytes));
+    const send = scratch(sum(sendBytes));
     let at = 0;
     for (const ps of plan) for (const p of ps) {
       send.set(src.subarray(p.bufAt, p.bufAt + p.bytes), at);
       at += p.bytes;
     }
-    const recv = new Uint8Array(sum(recvBytes));
+    const recv = scratch(sum(recvBytes));
     yield { op: 'alltoallv', send, sendCounts: sendBytes, recv, recvCounts: recvBytes };
     yield { op: 'write', pieces: coalesce(lists, recv) };
     yield { op: 'barrier' };
   }
 
-  /** The two phases of a collective read: the aggregators read the span asked of them once (data sieving) and answer each rank. */
+  /** The two phases of a collective read: the aggregators read what was asked of them at once and answer each rank. */
   private *readAllSteps(runs: readonly Run[], dst: Uint8Array): Generator<IoStep, void, unknown> {
     const c = this.comm;
     const size = (yield { op: 'size' }) as number;
@@ -330,34 +334,35 @@ export class CollFile {
       }
     }
     const plan = yield* this.planSteps(runs);
+    if (plan === undefined) {
+      yield { op: 'read', pieces: readPieces(runs, dst) };
+      return;
+    }
     const lists = yield* exchangeLists(c.size, plan);
     const all = lists.flat();
-    const answers = lists.map(() => new Uint8Array(0));
+    // Each rank's answer, back to back in rank order: the send buffer of the alltoallv.
+    const sendBytes = lists.map((l) => sum(l.map(([, b]) => b)));
+    const send = scratch(sum(sendBytes));
     if (all.length > 0) {
-      const lo = Math.min(...all.map(([o]) => o));
-      const span = new Uint8Array(Math.max(...all.map(([o, b]) => o + b)) - lo);
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const [o, b] of all) {
+        lo = Math.min(lo, o);
+        hi = Math.max(hi, o + b);
+      }
+      const span = scratch(hi - lo);
+      // A local file: the whole span at once (data sieving); pfs: one list request of the pieces.
       yield { op: 'read', pieces: this.storage.sieve ? [{ at: lo, dst: span }] : merged(all).map(([o, b]) => ({ at: o, dst: span.subarray(o - lo, o - lo + b) })) };
-      lists.forEach((l, r) => {
-        const out = new Uint8Array(sum(l.map(([, b]) => b)));
-        let at = 0;
-        for (const [o, b] of l) {
-          out.set(span.subarray(o - lo, o - lo + b), at);
-          at += b;
-        }
-        answers[r] = out;
-      });
-    }
-    const sendBytes = answers.map((a) => a.byteLength);
-    const send = new Uint8Array(sum(sendBytes));
-    let at = 0;
-    for (const a of answers) {
-      send.set(a, at);
-      at += a.byteLength;
+      let at = 0;
+      for (const [o, b] of all) {
+        send.set(span.subarray(o - lo, o - lo + b), at);
+        at += b;
+      }
     }
     const recvBytes = plan.map((ps) => ps.reduce((s, p) => s + p.bytes, 0));
-    const recv = new Uint8Array(sum(recvBytes));
+    const recv = scratch(sum(recvBytes));
     yield { op: 'alltoallv', send, sendCounts: sendBytes, recv, recvCounts: recvBytes };
-    at = 0;
+    let at = 0;
     for (const ps of plan) for (const p of ps) {
       dst.set(recv.subarray(at, at + p.bytes), p.bufAt);
       at += p.bytes;
@@ -459,22 +464,32 @@ export class CollFile {
   /**
    * The pieces of this rank's runs per aggregator (indexed by communicator rank; empty for
    * non-aggregators): the ranks agree on the extent of the call, which is cut into one
-   * domain per node, aligned.
+   * domain per node, aligned. Undefined when the ranks' extents do not interleave (or
+   * collective buffering is off): then each rank accesses its own runs, as ROMIO's
+   * automatic collective buffering does.
    */
-  private *planSteps(runs: readonly Run[]): Generator<IoStep, Piece[][], unknown> {
+  private *planSteps(runs: readonly Run[]): Generator<IoStep, Piece[][] | undefined, unknown> {
     const c = this.comm;
     const ext = new Float64Array(2 * c.size);
-    yield {
-      op: 'allgather',
-      send: Float64Array.of(runs.length > 0 ? Math.min(...runs.map((r) => r.offset)) : Infinity, runs.length > 0 ? Math.max(...runs.map((r) => r.offset + r.bytes)) : -Infinity),
-      recv: ext,
-    };
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of runs) {
+      lo = Math.min(lo, r.offset);
+      hi = Math.max(hi, r.offset + r.bytes);
+    }
+    yield { op: 'allgather', send: Float64Array.of(lo, hi), recv: ext };
+    if (this.buffering === 'never') return undefined;
     let L = Infinity;
     let H = -Infinity;
+    const extents: [number, number][] = [];
     for (let r = 0; r < c.size; r++) {
       L = Math.min(L, ext[2 * r]);
       H = Math.max(H, ext[2 * r + 1]);
+      if (ext[2 * r + 1] > ext[2 * r]) extents.push([ext[2 * r], ext[2 * r + 1]]);
     }
+    extents.sort((a, b) => a[0] - b[0]);
+    const interleaved = extents.some(([l], i) => i > 0 && l < extents[i - 1][1]);
+    if (this.buffering === 'auto' && !interleaved) return undefined;
     const out = Array.from({ length: c.size }, () => [] as Piece[]);
     if (!(H > L)) return out;
     const aggregators = Array.from({ length: c.nodeCount }, (_, n) => c.topology.ranksOn(n)[0]);

@@ -5,11 +5,14 @@
  * whole list to one call: the local file walks it with pread/pwrite, the striped file
  * sends each server one list request.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, readSync, writeSync, writevSync } from 'node:fs';
 import { open as openAsync, type FileHandle } from 'node:fs/promises';
 import { FileError } from './errors.js';
 import type { PfsBridge } from './pfs/blocking.js';
 import type { FileMeta } from './pfs/server.js';
+
+/** Buffers per writev (Linux's IOV_MAX). */
+const IOV_MAX = 1024;
 
 export interface WritePiece {
   readonly at: number;
@@ -49,8 +52,25 @@ export class LocalStorage implements Storage {
     private readonly readOnly: boolean,
   ) {}
 
+  /** Pieces that follow each other in the file go out in one writev (up to IOV_MAX buffers), without being copied together. */
   write(pieces: readonly WritePiece[]): void {
-    for (const { at, data } of pieces) for (let done = 0; done < data.byteLength; ) done += writeSync(this.fd, data, done, data.byteLength - done, at + done);
+    let i = 0;
+    while (i < pieces.length) {
+      let j = i + 1;
+      let end = pieces[i].at + pieces[i].data.byteLength;
+      while (j < pieces.length && j - i < IOV_MAX && pieces[j].at === end) end += pieces[j++].data.byteLength;
+      const at = pieces[i].at;
+      const wrote = j - i > 1 ? writevSync(this.fd, pieces.slice(i, j).map((p) => p.data), at) : 0;
+      // The rest (all of a single piece, or what a short writev left), piece by piece.
+      let off = at;
+      for (let k = i; k < j; k++) {
+        const d = pieces[k].data;
+        const skip = Math.min(d.byteLength, Math.max(0, at + wrote - off));
+        for (let done = skip; done < d.byteLength; ) done += writeSync(this.fd, d, done, d.byteLength - done, off + done);
+        off += d.byteLength;
+      }
+      i = j;
+    }
   }
 
   read(pieces: readonly ReadPiece[]): void {

@@ -81,6 +81,8 @@ export class FileView {
   runs(offset: number, count: number): Run[] {
     checkCount('offset', offset);
     checkCount('count', count);
+    // A pattern without holes is one run (walking it element by element would cost O(count)).
+    if (this.perExtent === this.extent) return count === 0 ? [] : [{ offset: this.disp + offset * this.esize, bytes: count * this.esize }];
     const out: { offset: number; bytes: number }[] = [];
     const push = (at: number, bytes: number): void => {
       const last = out[out.length - 1];
