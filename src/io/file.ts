@@ -10,8 +10,8 @@
  *   with ROMIO's two-phase aggregation when the ranks' accesses interleave (otherwise
  *   each rank accesses its own bytes, ROMIO's automatic rule; `collectiveBuffering`
  *   overrides it): the ranks agree on the extent the call covers,
- *   cut it into one file domain per node (aggregator: the node's lowest rank; domain
- *   boundaries aligned to `alignBytes`), send each aggregator the pieces of its domain
+ *   cut it into one file domain per aggregator (the node's lowest rank, or its lowest
+ *   `aggregatorsPerNode` ranks; domain boundaries aligned to `alignBytes`), send each aggregator the pieces of its domain
  *   (an alltoallv of the piece lists, one of the data), and each aggregator reads or
  *   writes its domain in as few large, sorted, coalesced accesses as the pieces allow
  *   (a local file's read covers the whole span of the pieces at once: data sieving; a
@@ -55,6 +55,8 @@ export interface OpenOptions {
    * its own bytes; 'always'; 'never'.
    */
   readonly collectiveBuffering?: 'auto' | 'always' | 'never';
+  /** Aggregators per node in two-phase calls: the node's lowest ranks (ROMIO's cb_config_list "*:N"; default 1). */
+  readonly aggregatorsPerNode?: number;
 }
 
 type Bytes = ArrayBufferView;
@@ -165,12 +167,13 @@ function ioServers(o: OpenOptions): string[] {
 export function openFile(comm: Communicator, path: string, mode: FileMode, o: OpenOptions = {}): CollFile {
   if (!['r', 'w', 'rw', 'a'].includes(mode)) throw new ArgumentError(`file mode '${String(mode)}' is not one of 'r', 'w', 'rw', 'a'`);
   if (o.collectiveBuffering !== undefined && !['auto', 'always', 'never'].includes(o.collectiveBuffering)) throw new ArgumentError(`collectiveBuffering '${String(o.collectiveBuffering)}' is not one of 'auto', 'always', 'never'`);
+  if (o.aggregatorsPerNode !== undefined && !(Number.isSafeInteger(o.aggregatorsPerNode) && o.aggregatorsPerNode >= 1)) throw new ArgumentError(`aggregatorsPerNode must be a positive integer, got ${o.aggregatorsPerNode}`);
   if (o.alignBytes !== undefined) {
     checkCount('alignBytes', o.alignBytes);
     if (o.alignBytes < 1) throw new ArgumentError('alignBytes must be at least 1');
   }
   const storage = path.startsWith('pfs:') ? openPfs(comm, path, mode, o) : openLocal(comm, path, mode);
-  return new CollFile(comm, path, mode, storage, o.alignBytes ?? storage.alignBytes, o.collectiveBuffering ?? 'auto');
+  return new CollFile(comm, path, mode, storage, { align: o.alignBytes ?? storage.alignBytes, buffering: o.collectiveBuffering ?? 'auto', perNode: o.aggregatorsPerNode ?? 1 });
 }
 
 /** Rank 0 opens (creates, truncates) through the metadata service; every rank gets the layout. */
@@ -230,8 +233,7 @@ export class CollFile {
     readonly path: string,
     readonly mode: FileMode,
     private readonly storage: Storage,
-    private readonly align: number,
-    private readonly buffering: 'auto' | 'always' | 'never',
+    private readonly two: { readonly align: number; readonly buffering: 'auto' | 'always' | 'never'; readonly perNode: number },
   ) {}
 
   /** This rank's view (MPI_File_set_view): offsets and counts count its elements from then on. */
@@ -478,7 +480,7 @@ export class CollFile {
       hi = Math.max(hi, r.offset + r.bytes);
     }
     yield { op: 'allgather', send: Float64Array.of(lo, hi), recv: ext };
-    if (this.buffering === 'never') return undefined;
+    if (this.two.buffering === 'never') return undefined;
     let L = Infinity;
     let H = -Infinity;
     const extents: [number, number][] = [];
@@ -489,13 +491,14 @@ export class CollFile {
     }
     extents.sort((a, b) => a[0] - b[0]);
     const interleaved = extents.some(([l], i) => i > 0 && l < extents[i - 1][1]);
-    if (this.buffering === 'auto' && !interleaved) return undefined;
+    if (this.two.buffering === 'auto' && !interleaved) return undefined;
     const out = Array.from({ length: c.size }, () => [] as Piece[]);
     if (!(H > L)) return out;
-    const aggregators = Array.from({ length: c.nodeCount }, (_, n) => c.topology.ranksOn(n)[0]);
+    const aggregators = Array.from({ length: c.nodeCount }, (_, n) => c.topology.ranksOn(n).slice(0, this.two.perNode)).flat();
     const A = aggregators.length;
-    const start = Math.floor(L / this.align) * this.align;
-    const per = Math.ceil((H - start) / A / this.align) * this.align;
+    const align = this.two.align;
+    const start = Math.floor(L / align) * align;
+    const per = Math.ceil((H - start) / A / align) * align;
     const domainOf = (off: number): number => Math.min(A - 1, Math.floor((off - start) / per));
     let bufAt = 0;
     for (const r of runs) {

@@ -75,7 +75,7 @@ describe('file views', () => {
 });
 
 describe('openFile on real ranks', () => {
-  // Seeds 11, 13, 14: collective buffering never, always, never (the program picks by seed mod 3; auto in pfs.test.ts).
+  // Seeds 11, 13, 14: collective buffering never, always, never (the program picks by seed mod 3; auto in pfs.test.ts), with 2, 2, 1 aggregators per node.
   const cases: [number, number, number][] = [
     [1, 1, 11],
     [4, 2, 13],

@@ -17,9 +17,10 @@ const path = process.argv[3] as string;
 const rounds = Number(process.argv[4] ?? 6);
 const stripeSize = process.argv[5] !== undefined ? Number(process.argv[5]) : undefined;
 const plan: PlanStep[] = filePlan(seed, world.size, rounds);
-// Collective buffering by seed: auto, always, never.
+// Collective buffering by seed: auto, always, never; 1 or 2 aggregators per node.
 const collectiveBuffering = (['auto', 'always', 'never'] as const)[seed % 3];
-const f = openFile(world, path, 'w', { alignBytes: 64, stripeSize, collectiveBuffering });
+const aggregatorsPerNode = 1 + (seed % 2);
+const f = openFile(world, path, 'w', { alignBytes: 64, stripeSize, collectiveBuffering, aggregatorsPerNode });
 for (const [k, step] of plan.entries()) {
   const mine = step.ranks[world.rank];
   f.setView({ disp: mine.disp, etype: 'float64', filetype: mine.filetype as FilePattern });
@@ -38,7 +39,7 @@ const want = expectedFile(plan, world.size);
 report.ok(f.getSize() === want.byteLength, `size ${f.getSize()} != ${want.byteLength}`);
 f.close();
 // Read back: collective and independent, through the last step's view, and the whole file as bytes.
-const g = openFile(world, path, 'rw', { alignBytes: 64, collectiveBuffering });
+const g = openFile(world, path, 'rw', { alignBytes: 64, collectiveBuffering, aggregatorsPerNode });
 const last = plan[plan.length - 1];
 const mine = last.ranks[world.rank];
 g.setView({ disp: mine.disp, etype: 'float64', filetype: mine.filetype as FilePattern });
