@@ -191,7 +191,7 @@ export class PfsStorage implements Storage {
     // The bridge serves every pfs file of this thread and ends with it.
   }
 
-  /** The pieces' bytes for the helper thread: in place on shared memory, else one copy. */
+  /** The pieces' bytes for the helper thread: in place on shared memory, else one copy (moved to the helper, not cloned). */
   private writeCall(pieces: readonly WritePiece[]): { op: 'write'; meta: FileMeta; runs: { offset: number; bytes: number }[]; data: Uint8Array } {
     let data = sharedSpan(pieces.map((p) => p.data));
     if (data === undefined) {

@@ -90,12 +90,20 @@ export class PfsBridge {
     this.asyncPort.unref();
   }
 
-  /** A call, blocking this thread until the helper answers (or the request timeout passes). */
+  /** The buffer a call hands over to the helper (a write's private copy; never shared memory). */
+  private static moved(c: Call): ArrayBuffer[] {
+    return c.op === 'write' && !(c.data.buffer instanceof SharedArrayBuffer) ? [c.data.buffer as ArrayBuffer] : [];
+  }
+
+  /**
+   * A call, blocking this thread until the helper answers (or the request timeout passes).
+   * A write's data buffer is moved to the helper, not copied: it must be the caller's own.
+   */
   callSync(c: Call): PfsAnswer {
     if (this.dead !== undefined) throw new FileError(`the pfs client thread failed: ${this.dead}`);
     const id = this.nextId++;
     Atomics.store(this.flag, 0, 0);
-    this.syncPort.postMessage({ ...c, id });
+    this.syncPort.postMessage({ ...c, id }, PfsBridge.moved(c));
     // The client times out its own requests; this bound only catches a helper that died.
     const limit = Date.now() + 2 * (this.options.requestTimeoutMs ?? 120_000) + 10_000;
     for (;;) {
@@ -106,14 +114,14 @@ export class PfsBridge {
     }
   }
 
-  /** A call as a promise (the rank's event loop must run: await it). */
+  /** A call as a promise (the rank's event loop must run: await it); a write's data moves as in callSync. */
   call(c: Call): Promise<PfsAnswer> {
     if (this.dead !== undefined) return Promise.reject(new FileError(`the pfs client thread failed: ${this.dead}`));
     const id = this.nextId++;
     this.asyncPort.ref();
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.asyncPort.postMessage({ ...c, id });
+      this.asyncPort.postMessage({ ...c, id }, PfsBridge.moved(c));
     });
   }
 
