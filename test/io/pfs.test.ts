@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,7 @@ import { PfsClient } from '../../src/io/pfs/client.js';
 import { localSize, logicalEnd, split } from '../../src/io/pfs/layout.js';
 import { RENDEZVOUS_POLICIES } from '../../src/io/pfs/policy.js';
 import { IoServer, type IoServerOptions } from '../../src/io/pfs/server.js';
+import { sendFrame } from '../../src/io/pfs/wire.js';
 import { expectedFile, filePlan } from './plan.js';
 
 const program = fileURLToPath(new URL('./programs/file-io.ts', import.meta.url));
@@ -155,6 +157,30 @@ describe('pfs clients and servers', () => {
       probe.close();
       await servers[0].close();
     }
+  });
+
+  it('a client that leaves in the middle of a transfer gives its throttle slot to the next one', async () => {
+    const { servers, addresses } = await serve(1, { eager: 0, maxBulk: 1 });
+    const c = new PfsClient(addresses);
+    const meta = await c.open('t', 'w');
+    // A raw client announces a 1 MB write and never sends it: it holds the only slot.
+    const [host, port] = addresses[0].split(':');
+    const raw = connect({ host, port: Number(port) });
+    await new Promise((r) => raw.once('connect', r));
+    sendFrame(raw, { t: 'hello', id: 1, client: 'stalled' });
+    sendFrame(raw, { t: 'write', id: 2, handle: meta.handle, regions: [[0, 1_000_000]], rdv: true, load: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    let done = false;
+    const w = c.write(meta, [{ at: 0, data: new Uint8Array(5000).fill(9) }]).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(done).toBe(false);
+    raw.destroy();
+    await w;
+    const [s] = await c.stats();
+    expect(s.throttled).toBe(1);
+    expect(s.activeBulk).toBe(0);
+    c.close();
+    await servers[0].close();
   });
 
   it('frees a silent client after its timeout; the client reconnects on its next call', async () => {

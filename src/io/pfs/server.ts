@@ -81,6 +81,8 @@ interface Bulk {
   sent: number;
   /** A read's first pull came (it is counted then). */
   pulled: boolean;
+  /** It holds one of the throttle's slots. */
+  started: boolean;
   finished: boolean;
 }
 
@@ -137,7 +139,8 @@ export class IoServer {
   private readonly clients = new Map<Socket, ClientState>();
   private readonly fds = new Map<string, number>();
   private activeBulk = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** Bulk transfers waiting for the throttle; each returns whether it took a slot (a departed client's does not). */
+  private readonly waiting: (() => boolean)[] = [];
   private sweeper: NodeJS.Timeout | undefined;
   private readonly dataDir: string;
   private readonly metaDir: string;
@@ -308,6 +311,12 @@ export class IoServer {
           throw new RequestError(`unknown request '${h.t}'`);
       }
     } catch (e) {
+      // A transfer that failed gives its throttle slot back.
+      const b = st.bulks.get(id);
+      if (b !== undefined) {
+        st.bulks.delete(id);
+        this.release(b);
+      }
       const err = e as NodeJS.ErrnoException;
       this.send(s, { t: 'err', id, message: err instanceof RequestError ? err.message : `${err.code ?? 'error'}: ${err.message}` });
     }
@@ -374,10 +383,11 @@ export class IoServer {
       this.send(s, { t: 'ok', id }, [this.readStream(fd, regions, startsOf(regions), 0, len)]);
       return;
     }
-    const b: Bulk = { dir: h.t === 'write' ? 'write' : 'read', fd, regions, starts: startsOf(regions), len, clientLoad: Number(h.load ?? 0), mode: 'pull', got: 0, nextPull: 0, sent: 0, pulled: false, finished: false };
+    const b: Bulk = { dir: h.t === 'write' ? 'write' : 'read', fd, regions, starts: startsOf(regions), len, clientLoad: Number(h.load ?? 0), mode: 'pull', got: 0, nextPull: 0, sent: 0, pulled: false, started: false, finished: false };
     st.bulks.set(id, b);
-    const start = (): void => {
-      if (!this.clients.has(s) || b.finished) return;
+    const start = (): boolean => {
+      if (!this.clients.has(s) || b.finished) return false;
+      b.started = true;
       this.activeBulk++;
       this.counters.maxConcurrentBulk = Math.max(this.counters.maxConcurrentBulk, this.activeBulk);
       const load = this.activeBulk + this.waiting.length;
@@ -395,6 +405,7 @@ export class IoServer {
         // The client receives: it answers the RTS with pull or cts.
         this.send(s, { t: 'rts', id, len, load });
       }
+      return true;
     };
     if (this.activeBulk < this.options.maxBulk) start();
     else {
@@ -469,10 +480,12 @@ export class IoServer {
   }
 
   private release(b: Bulk): void {
+    if (b.finished) return;
     b.finished = true;
+    if (!b.started) return;
     this.activeBulk--;
-    const next = this.waiting.shift();
-    if (next) next();
+    // The next waiting transfer whose client is still here takes the slot.
+    while (this.waiting.length > 0) if (this.waiting.shift()?.()) break;
   }
 
   /** Write stream bytes [at, at + data.length) to the regions they belong to, each straight from `data`. */
