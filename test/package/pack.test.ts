@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it: `npm pack` of the project (its prepare script
  * builds dist/), installed from the tarball into an empty directory, then `coll
- * --version`, a 4-rank `coll run` of examples/allreduce.mjs on 2 nodes, an import of
+ * --version`, a 4-rank `coll run` of examples/allreduce.mjs on 2 nodes, a pfs: file
+ * through 2 I/O servers, an import of
  * the package, the CommonJS explanation, and the error for a TypeScript program
  * without tsx. The project is copied first, so that packing does not rebuild the
  * dist/ other tests may be using.
@@ -80,6 +81,26 @@ describe('the packed package', () => {
     const npx = run('mpiexec.mpich', ['-n', '2', 'npx', '--no-install', 'coll', 'node', '-r', '2', 'allreduce.mjs'], app);
     expect(npx.code).not.toBe(0);
     expect(npx.err).toContain('is not an open socket in this process');
+  });
+
+  it('writes and reads a pfs: file through 2 I/O servers the packed CLI starts (server processes and client threads from dist/)', () => {
+    writeFileSync(
+      join(app, 'pfs.mjs'),
+      [
+        "import { init, openFile } from 'collectives';",
+        'const comm = init();',
+        "const f = openFile(comm, 'pfs:x', 'w', { stripeSize: 4096 });",
+        'const mine = new Float64Array(5000).fill(comm.rank + 1);',
+        'f.writeAtAll(comm.rank * mine.byteLength, mine);',
+        'const back = new Float64Array(5000);',
+        'f.readAt(((comm.rank + 1) % comm.size) * mine.byteLength, back);',
+        "console.log(`pfs ${f.getSize()} ${back.every((x) => x === ((comm.rank + 1) % comm.size) + 1)}`);",
+        'f.close();',
+      ].join('\n'),
+    );
+    const r = run('npx', ['--no-install', 'coll', 'run', '-n', '2', '--io-servers', '2', 'pfs.mjs'], app);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.split('\n').filter((l) => l.includes('pfs 80000 true')), r.out).toHaveLength(2);
   });
 
   it('imports as an ES module, and explains itself to require()', () => {
