@@ -234,6 +234,7 @@ export class IoServer {
     const id = typeof h.id === 'number' ? h.id : -1;
     this.counters.requests[h.t] = (this.counters.requests[h.t] ?? 0) + 1;
     try {
+      if (h.t !== 'hello' && !this.clients.has(s)) throw new RequestError(`'${h.t}' before hello: a client says hello first`);
       switch (h.t) {
         case 'hello':
           if (!this.clients.has(s)) {
