@@ -10,7 +10,8 @@
  * - overlap: share of a computation that hides a nonblocking allreduce;
  * - startup and connections (seed 003 ch. 2 and 3): experiment-startup.ts and
  *   experiment-connections.ts;
- * - multicast (seed 003 ch. 5): the multicast broadcast measured, experiment-multicast.ts.
+ * - multicast (seed 003 ch. 5): the multicast broadcast measured, experiment-multicast.ts;
+ * - io (seed 003 ch. 7): parallel I/O (pfs: servers, list I/O, rendezvous, against Open MPI's MPI-IO), experiment-io.ts.
  *
  * Progress goes to stderr; results as a table, JSON lines (--json) and SVG (--plot).
  */
@@ -26,6 +27,7 @@ import { helpText, opt, opts, parseArgs, type OptionSpec, type ParsedArgs } from
 import type { Command } from '../command.js';
 import { CONNECTIONS_USAGE, connectionsExperimentCommand } from './experiment-connections.js';
 import { MULTICAST_USAGE, multicastExperimentCommand } from './experiment-multicast.js';
+import { IO_USAGE, ioExperimentCommand } from './experiment-io.js';
 import { STARTUP_USAGE, startupExperimentCommand } from './experiment-startup.js';
 
 const EXPERIMENTS = ['noise', 'skew', 'overlap'] as const;
@@ -143,17 +145,18 @@ function progressHooks(name: string): JobHooks & { onVariant(label: string, i: n
 
 export const experimentCommand: Command = {
   name: 'experiment',
-  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up, connection counts and the multicast broadcast ([Moody-2003], [Yu-2006])',
+  summary: 'experiments: noise immunity, skew tolerance, overlap (host vs offload), job start-up, connection counts, the multicast broadcast and parallel I/O ([Moody-2003], [Yu-2006])',
   async run(argv) {
     const name = argv[0];
     if (name === undefined || name === '--help' || name === '-h') {
-      console.log(['usage: coll experiment <noise|skew|overlap|startup|connections|multicast> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`, `  ${CONNECTIONS_USAGE}`, `  ${MULTICAST_USAGE}`].join('\n'));
+      console.log(['usage: coll experiment <noise|skew|overlap|startup|connections|multicast|io> [options]   (coll experiment <name> --help)', '', ...EXPERIMENTS.map((e) => `  ${USAGE[e]}`), `  ${STARTUP_USAGE}`, `  ${CONNECTIONS_USAGE}`, `  ${MULTICAST_USAGE}`, `  ${IO_USAGE}`].join('\n'));
       return name === undefined ? 2 : 0;
     }
     if (name === 'startup') return startupExperimentCommand(argv.slice(1));
     if (name === 'connections') return connectionsExperimentCommand(argv.slice(1));
     if (name === 'multicast') return multicastExperimentCommand(argv.slice(1));
-    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')}, startup, connections or multicast`);
+    if (name === 'io') return ioExperimentCommand(argv.slice(1));
+    if (!(EXPERIMENTS as readonly string[]).includes(name)) throw new ArgumentError(`unknown experiment '${name}'`, `use ${EXPERIMENTS.join(', ')}, startup, connections, multicast or io`);
     const exp = name as ExperimentName;
     const specs = [...COMMON, ...SPECIFIC[exp]];
     const args = parseArgs(argv.slice(1), specs);

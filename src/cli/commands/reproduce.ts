@@ -19,6 +19,7 @@ import { bienzCharts, regimeSvg } from '../../model/regime.js';
 import { reproduceModels, type Check } from '../../model/reproduce.js';
 import { reproduceCheckpointMeasured } from '../../experiments/checkpoint-reproduce.js';
 import { reproduceConnections, reproduceConnectionsMeasured } from '../../experiments/connections-reproduce.js';
+import { reproduceIoMeasured } from '../../experiments/io-reproduce.js';
 import { reproduceMulticastMeasured } from '../../experiments/multicast-reproduce.js';
 import { reproduceStartup } from '../../experiments/startup-reproduce.js';
 import { reproduceSim, SIM_SEEDS, simSeeds, type SimCheck, type SimSeedId } from '../../sim/reproduce/index.js';
@@ -28,7 +29,7 @@ import type { Command } from '../command.js';
 const OPTIONS: OptionSpec[] = [
   { name: 'json', type: 'boolean', description: 'print JSON' },
   { name: 'plot', type: 'string', description: 'write regime maps and simulated figures (SVG) into this directory' },
-  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules and the rows that run real jobs (start-up, connections, multicast); sim: about 10× fewer runs' },
+  { name: 'quick', type: 'boolean', description: 'models: skip the 32,768-rank schedules and the rows that run real jobs (start-up, connections, multicast, checkpoints, parallel I/O); sim: about 10× fewer runs' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
@@ -84,6 +85,9 @@ export const reproduceCommand: Command = {
         // Seed 003 ch. 4: coordinated checkpoint/restart in real jobs (checkpoint-reproduce.ts), without --quick.
         if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: checkpoint and restart in real jobs…\x1b[K');
         rows.push(...(await reproduceCheckpointMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
+        // Seed 003 ch. 7: the pfs: parallel file system in real jobs (io-reproduce.ts), without --quick.
+        if (!json && process.stderr.isTTY && !quick) process.stderr.write('\rcoll reproduce: parallel I/O in real jobs…\x1b[K');
+        rows.push(...(await reproduceIoMeasured({ quick })).map((c) => ({ ...c, source: 'runtime' as const })));
       }
       if (seedId === undefined || seedId === '001') {
         const charts = bienzCharts(BLUE_WATERS);
