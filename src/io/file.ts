@@ -141,6 +141,13 @@ function merged(regions: readonly (readonly [number, number])[]): [number, numbe
   return out;
 }
 
+/** One past the last byte of the runs (0 for none). */
+function endOf(runs: readonly Run[]): number {
+  let end = 0;
+  for (const r of runs) end = Math.max(end, r.offset + r.bytes);
+  return end;
+}
+
 /** Pieces of a buffer laid over the runs it fills, in order. */
 function writePieces(runs: readonly Run[], src: Uint8Array): WritePiece[] {
   let at = 0;
@@ -225,6 +232,12 @@ function openLocal(comm: Communicator, path: string, mode: FileMode): Storage {
 
 export class CollFile {
   private view = new FileView();
+  /**
+   * A size the file has at least: it grows by writes and changes through setSize, so a
+   * read that ends within it needs no size query (for pfs: one round trip to every
+   * server). Another job truncating the file meanwhile is not seen.
+   */
+  private knownSize = 0;
   private closed = false;
 
   /** @internal Use openFile(). */
@@ -246,26 +259,30 @@ export class CollFile {
   readAt(offset: number, buf: Bytes): void {
     this.readable();
     const runs = this.runsOf(offset, buf);
-    this.checkInFile(runs, this.storage.size());
+    if (endOf(runs) > this.knownSize) this.checkInFile(runs, (this.knownSize = this.storage.size()));
     this.storage.read(readPieces(runs, bytesOf(buf)));
   }
 
   writeAt(offset: number, buf: Bytes): void {
     this.writable();
-    this.storage.write(writePieces(this.runsOf(offset, buf), bytesOf(buf)));
+    const runs = this.runsOf(offset, buf);
+    this.storage.write(writePieces(runs, bytesOf(buf)));
+    this.knownSize = Math.max(this.knownSize, endOf(runs));
   }
 
   /** Nonblocking readAt (the event loop's file calls, or the pfs client's thread). */
   async ireadAt(offset: number, buf: Bytes): Promise<void> {
     this.readable();
     const runs = this.runsOf(offset, buf);
-    this.checkInFile(runs, await this.storage.isize());
+    if (endOf(runs) > this.knownSize) this.checkInFile(runs, (this.knownSize = await this.storage.isize()));
     await this.storage.iread(readPieces(runs, bytesOf(buf)));
   }
 
   async iwriteAt(offset: number, buf: Bytes): Promise<void> {
     this.writable();
-    await this.storage.iwrite(writePieces(this.runsOf(offset, buf), bytesOf(buf)));
+    const runs = this.runsOf(offset, buf);
+    await this.storage.iwrite(writePieces(runs, bytesOf(buf)));
+    this.knownSize = Math.max(this.knownSize, endOf(runs));
   }
 
   /** Collective write (two-phase): every rank calls it, each with its own offset and buffer (possibly empty). */
@@ -302,10 +319,11 @@ export class CollFile {
    * ranks write the same bytes), a barrier.
    */
   private *writeAllSteps(runs: readonly Run[], src: Uint8Array): Generator<IoStep, void, unknown> {
-    const plan = yield* this.planSteps(runs);
+    const { plan, hi } = yield* this.planSteps(runs);
     if (plan === undefined) {
       yield { op: 'write', pieces: writePieces(runs, src) };
       yield { op: 'barrier' };
+      this.knownSize = Math.max(this.knownSize, hi);
       return;
     }
     const lists = yield* exchangeLists(this.comm.size, plan);
@@ -321,12 +339,13 @@ export class CollFile {
     yield { op: 'alltoallv', send, sendCounts: sendBytes, recv, recvCounts: recvBytes };
     yield { op: 'write', pieces: coalesce(lists, recv) };
     yield { op: 'barrier' };
+    this.knownSize = Math.max(this.knownSize, hi);
   }
 
   /** The two phases of a collective read: the aggregators read what was asked of them at once and answer each rank. */
   private *readAllSteps(runs: readonly Run[], dst: Uint8Array): Generator<IoStep, void, unknown> {
     const c = this.comm;
-    const size = (yield { op: 'size' }) as number;
+    const size = endOf(runs) > this.knownSize ? (this.knownSize = (yield { op: 'size' }) as number) : this.knownSize;
     const past = runs.find((r) => r.offset + r.bytes > size);
     const bad = new Float64Array(3 * c.size);
     yield { op: 'allgather', send: Float64Array.of(past ? 1 : 0, past?.offset ?? 0, past ? past.offset + past.bytes : 0), recv: bad };
@@ -335,7 +354,7 @@ export class CollFile {
         throw new ArgumentError(`readAtAll on ${this.path}: rank ${r} reads bytes ${bad[3 * r + 1]}–${bad[3 * r + 2]} of a ${size}-byte file`, 'read within the file (getSize()), or write it first');
       }
     }
-    const plan = yield* this.planSteps(runs);
+    const { plan } = yield* this.planSteps(runs);
     if (plan === undefined) {
       yield { op: 'read', pieces: readPieces(runs, dst) };
       return;
@@ -414,7 +433,7 @@ export class CollFile {
   /** The file's size in bytes. */
   getSize(): number {
     this.open();
-    return this.storage.size();
+    return (this.knownSize = this.storage.size());
   }
 
   /** Truncate or extend the file to `bytes` (collective). */
@@ -425,6 +444,7 @@ export class CollFile {
     if (agreed !== bytes) throw new ArgumentError(`setSize(${bytes}) on rank ${this.comm.rank}, but rank 0 asked for ${agreed}`, 'every rank passes the same size');
     if (this.comm.rank === 0) this.storage.setSize(bytes);
     this.comm.barrier();
+    this.knownSize = bytes;
   }
 
   /** Close on every rank (collective). */
@@ -470,7 +490,7 @@ export class CollFile {
    * collective buffering is off): then each rank accesses its own runs, as ROMIO's
    * automatic collective buffering does.
    */
-  private *planSteps(runs: readonly Run[]): Generator<IoStep, Piece[][] | undefined, unknown> {
+  private *planSteps(runs: readonly Run[]): Generator<IoStep, { plan: Piece[][] | undefined; hi: number }, unknown> {
     const c = this.comm;
     const ext = new Float64Array(2 * c.size);
     let lo = Infinity;
@@ -480,20 +500,20 @@ export class CollFile {
       hi = Math.max(hi, r.offset + r.bytes);
     }
     yield { op: 'allgather', send: Float64Array.of(lo, hi), recv: ext };
-    if (this.two.buffering === 'never') return undefined;
     let L = Infinity;
     let H = -Infinity;
-    const extents: [number, number][] = [];
     for (let r = 0; r < c.size; r++) {
       L = Math.min(L, ext[2 * r]);
       H = Math.max(H, ext[2 * r + 1]);
-      if (ext[2 * r + 1] > ext[2 * r]) extents.push([ext[2 * r], ext[2 * r + 1]]);
     }
+    if (this.two.buffering === 'never') return { plan: undefined, hi: H };
+    const extents: [number, number][] = [];
+    for (let r = 0; r < c.size; r++) if (ext[2 * r + 1] > ext[2 * r]) extents.push([ext[2 * r], ext[2 * r + 1]]);
     extents.sort((a, b) => a[0] - b[0]);
     const interleaved = extents.some(([l], i) => i > 0 && l < extents[i - 1][1]);
-    if (this.two.buffering === 'auto' && !interleaved) return undefined;
+    if (this.two.buffering === 'auto' && !interleaved) return { plan: undefined, hi: H };
     const out = Array.from({ length: c.size }, () => [] as Piece[]);
-    if (!(H > L)) return out;
+    if (!(H > L)) return { plan: out, hi: H };
     const aggregators = Array.from({ length: c.nodeCount }, (_, n) => c.topology.ranksOn(n).slice(0, this.two.perNode)).flat();
     const A = aggregators.length;
     const align = this.two.align;
@@ -512,6 +532,6 @@ export class CollFile {
         off = dEnd;
       }
     }
-    return out;
+    return { plan: out, hi: H };
   }
 }

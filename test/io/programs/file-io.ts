@@ -58,5 +58,13 @@ g.readAtAll(0, whole);
 const bad = whole.findIndex((x, i) => x !== want[i]);
 report.ok(bad < 0, `byte ${bad} of the file is ${whole[bad]}, want ${want[bad]}`);
 report.ok(a.every((x, i) => x === b[i] && x === c[i] && x === d[i]), 'readAtAll, readAt, ireadAt and ireadAtAll disagree');
+// Past the end: refused on every back end, although this rank knows a size that covers its earlier reads.
+let refused = '';
+try {
+  g.readAt(Math.max(0, want.byteLength - 4), new Uint8Array(8));
+} catch (e) {
+  refused = (e as Error).message;
+}
+report.ok(refused.includes(`past the end of ${path} (${want.byteLength} bytes)`), `a read past the end gave '${refused}'`);
 g.close();
 report.print();
