@@ -128,7 +128,9 @@ function build(z: typeof Zod.z) {
       .optional(),
     links: z.strictObject({ socket: link.optional(), node: link, network: link }),
     host: z.strictObject({ ...cpu, callOverhead: seconds().optional() }),
-    nic: z.strictObject({ ...cpu, startup: seconds(), completion: seconds(), busCrossing: seconds() }).optional(),
+    nic: z
+      .strictObject({ ...cpu, startup: seconds(), completion: seconds(), busCrossing: seconds(), packetRecv: seconds().optional(), packetBytes: count().optional() })
+      .optional(),
     hw: z
       .strictObject({
         multicastStartup: seconds(),

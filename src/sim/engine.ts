@@ -141,6 +141,10 @@ export interface EngineConfig {
   readonly nicCompletion: number;
   /** Latency saved per NIC endpoint of a network message. */
   readonly busCrossing: number;
+  /** NIC time per data packet a NIC-run rank receives (regular packet path; 0-byte messages exempt); default 0. */
+  readonly nicPacketRecv?: number;
+  /** Payload bytes per NIC packet (for nicPacketRecv); default: one packet per message. */
+  readonly nicPacketBytes?: number;
   readonly mode: 'host' | 'offload' | 'intermediate';
   readonly elementSize: number;
   /** Schedule of a rank (called once, when the rank starts). */
@@ -286,11 +290,16 @@ export class Engine implements WormholeHost {
   private linkBusy = 0;
   private readonly timeline: TimelineRecord[] | undefined;
   private readonly tmpPath = new Float64Array(PATH);
+  /** NIC time per received data packet and the packet payload (EngineConfig.nicPacketRecv / nicPacketBytes). */
+  private readonly pktRecv: number;
+  private readonly pktBytes: number;
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
     const P = cfg.P;
     this.P = P;
+    this.pktRecv = cfg.nicPacketRecv ?? 0;
+    this.pktBytes = cfg.nicPacketBytes ?? Number.MAX_VALUE; // B / MAX_VALUE > 0: one packet
     this.st = new S.ScheduleStore(P, cfg.stepsHint ?? 0, cfg.stepsHint ?? 0);
     const R = this.st.R;
     const D = this.st.D;
@@ -805,6 +814,8 @@ export class Engine implements WormholeHost {
     } else if (kind === K_RECV) {
       work = c.oRecv;
       part = nic ? P_NIC : P_CPU;
+      // A data message reaches a NIC-run rank through the regular packet path, per packet.
+      if (nic && this.pktRecv > 0 && F[of + step] > 0) work += Math.ceil(F[of + step] / this.pktBytes) * this.pktRecv;
     } else if (kind === K_REDUCE) {
       work = F[of + step] * c.gamma;
       part = P_GAMMA;

@@ -93,6 +93,16 @@ export interface NicSpec extends CpuCosts {
    * host–NIC bus crossing). Seed 000: L_host − L_NIC = 0.80 µs for two endpoints.
    */
   readonly busCrossing: number;
+  /**
+   * s of NIC processor time per data packet a NIC-run rank receives through the
+   * regular packet path (receive token, acknowledgement and send-record bookkeeping,
+   * DMA descriptor to the host: seed 003 §6.4 M8/M9), on top of oRecv. Messages of
+   * 0 bytes (barrier / synchronisation tokens) use the static per-peer packet with
+   * receiver-driven NACKs (§6.3 M4/M5) and do not pay it. Default 0.
+   */
+  readonly packetRecv?: number;
+  /** Payload bytes per NIC packet for packetRecv (GM: 4096, seed 003 §6.7); default: one packet per message. */
+  readonly packetBytes?: number;
 }
 
 /** Costs of the seed 002 hardware collectives (Elan3 / Elite). */
@@ -316,6 +326,8 @@ export function validateMachine(m: MachineSpec, origin = 'machine'): void {
     num(p, 'nic.startup', m.nic.startup, { min: 0 });
     num(p, 'nic.completion', m.nic.completion, { min: 0 });
     num(p, 'nic.busCrossing', m.nic.busCrossing, { min: 0 });
+    num(p, 'nic.packetRecv', m.nic.packetRecv, { min: 0, optional: true });
+    num(p, 'nic.packetBytes', m.nic.packetBytes, { positive: true, integer: true, optional: true });
     if (c?.network && typeof m.nic.busCrossing === 'number' && 2 * m.nic.busCrossing > c.network.alpha) {
       p.push(`nic.busCrossing (${m.nic.busCrossing}) × 2 exceeds classes.network.alpha (${c.network.alpha}): NIC-to-NIC latency would be negative`);
     }

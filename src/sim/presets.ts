@@ -131,6 +131,16 @@ function elan3Machine(name: string, description: string, nodes: number, levels: 
  */
 export const ALC_NIC_SEND = us(3.14);
 
+/**
+ * LANai 9.1: NIC time per data packet received through GM's regular packet path
+ * (receive token, acknowledgement and send-record bookkeeping of the per-child
+ * Go-back-N, DMA descriptor to the host; seed 003 §6.4 M8/M9), which the barrier's
+ * static packets with receiver-driven NACKs skip (§6.3 M4/M5). CALIBRATED on the
+ * MPI-level broadcast ≤ 512 B over 16 nodes (§6.9: up to 1.78×); the multisend and
+ * allgather factors are validation (src/sim/reproduce/seed003.ts).
+ */
+export const LANAI9_PACKET_RECV = us(9);
+
 function alcMachine(): MachineSpec {
   const m = elan3Machine(
     'alc',
@@ -260,11 +270,13 @@ export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
       startup: us(2),
       completion: us(2),
       busCrossing: us(0.9),
+      packetRecv: LANAI9_PACKET_RECV,
+      packetBytes: 4096,
     },
     sources: {
       nodes: 'seed 003 ch. 6 Fig. 6.4: 16-node quad-700 MHz cluster with LANai 9.1',
       'network.topology': 'ASSUMED: one Myrinet crossbar switch',
-      'network.linkBandwidth': 'ASSUMED: Myrinet-2000, 250 MB/s per direction',
+      'network.linkBandwidth': 'seed 003 §1.2.3: full-duplex 2+2 Gb/s per port, 250 MB/s per direction',
       'classes.network.alpha': 'ASSUMED: 4 µs wire + switch + GM latency',
       'classes.network.beta': 'ASSUMED',
       'host.oSend': 'CALIBRATED: host-based dissemination barrier = 3.38 × 25.72 = 86.9 µs at 16 nodes (seed 003 Fig. 6.4), i.e. 21.7 µs per round = α + 2o + hops; far above GM\'s "< 1 µs" host overhead: the MPI-level host barrier (polling, matching) is charged here',
@@ -275,6 +287,10 @@ export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
       'nic.completion': 'ASSUMED: 2 µs',
       'nic.busCrossing': 'ASSUMED: 0.9 µs per PCI crossing (64-bit/66 MHz PCI)',
       'nic.gamma': 'ASSUMED: 100 ns per element (133 MHz LANai, no FPU)',
+      'nic.packetRecv':
+        'CALIBRATED: MPI-level broadcast ≤ 512 B over 16 nodes, up to 1.78× (seed 003 §6.9); per data packet received through the regular GM path ' +
+        '(receive token, ACK and send record of the per-child Go-back-N, DMA to the host, §6.4), which the barrier\'s static packet skips (§6.3)',
+      'nic.packetBytes': 'seed 003 §6.7: "maximum packet size in GM is 4096 bytes"',
     },
   },
   'myrinet-lanaixp': {

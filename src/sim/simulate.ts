@@ -315,6 +315,8 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     nicStartup: nic?.startup ?? 0,
     nicCompletion: nic?.completion ?? 0,
     busCrossing: nic?.busCrossing ?? 0,
+    nicPacketRecv: nic?.packetRecv ?? 0,
+    nicPacketBytes: nic?.packetBytes,
     mode: o.mode ?? 'host',
     elementSize: p.elementSize,
     source,
