@@ -11,7 +11,7 @@
  *   host.oSend, oRecv, copyPerByte ↔ oSend, oRecv, copyPerByte ↔ host.*
  *   host.gamma.default ↔ gamma ↔ host.gamma.default;  host.gamma["op/dtype"] ↔ gammaBy["op/dtype"] ↔ host.gamma["op:dtype"]
  *   host.callOverhead ↔ startup ↔ host.callOverhead;   ppn ↔ ppn ↔ defaultPpn
- *   nbl.f ↔ nbl.f ↔ network.nodeChannelShared + nodeChannelF
+ *   nbl.f ↔ nbl.f ↔ network.nodeChannelShared + nodeChannelF;  nbl.alphaPer ↔ — ↔ network.alphaPer
  * Source paths are renamed the same way; a value without any source gets
  * "not stated in <origin>" (the models require a source for every value).
  */
@@ -42,6 +42,7 @@ const SIM_TO_DESC: readonly [string, string][] = [
   ['classes', 'links'],
   ['defaultPpn', 'ppn'],
   ['network.nodeChannelF', 'nbl.f'],
+  ['network.alphaPer', 'nbl.alphaPer'],
   ['network.nodeChannelShared', 'nbl'],
 ];
 
@@ -144,6 +145,7 @@ export function toSimMachine(d: MachineDescription): MachineSpec {
   if (d.nbl) {
     network.nodeChannelShared = true;
     network.nodeChannelF = fOf(d.nbl.f);
+    if (d.nbl.alphaPer) network.alphaPer = d.nbl.alphaPer;
   }
   if (network.injectionBandwidth === undefined && d.injection) network.injectionBandwidth = d.injection.RN;
   const cpu = <C extends { gamma: Readonly<Record<string, number>> }>(c: C): C => ({ ...c, gamma: mapKeys(c.gamma, toColon) });
@@ -198,7 +200,7 @@ export function fromModelMachine(m: Machine): MachineDescription {
 }
 
 export function fromSimMachine(s: MachineSpec): MachineDescription {
-  const { nodeChannelShared, nodeChannelF, ...net } = s.network;
+  const { nodeChannelShared, nodeChannelF, alphaPer, ...net } = s.network;
   const cpu = <C extends { gamma: Readonly<Record<string, number>> }>(c: C): C => ({ ...c, gamma: mapKeys(c.gamma, toSlash) });
   const sources = mapKeys(renameSources(s.sources, SIM_TO_DESC, false), (k) => (k.startsWith('host.gamma.') || k.startsWith('nic.gamma.') ? toSlash(k) : k));
   return dropUndefined({
@@ -213,7 +215,7 @@ export function fromSimMachine(s: MachineSpec): MachineDescription {
     host: cpu({ ...s.host }),
     nic: s.nic ? cpu({ ...s.nic }) : undefined,
     hw: s.hw ? { ...s.hw } : undefined,
-    nbl: nodeChannelShared ? { f: fToJson(nodeChannelF ?? 'nominal') } : undefined,
+    nbl: nodeChannelShared ? { f: fToJson(nodeChannelF ?? 'nominal'), ...(alphaPer ? { alphaPer } : {}) } : undefined,
     sources,
   }) as MachineDescription;
 }

@@ -148,7 +148,8 @@ function build(z: typeof Zod.z) {
       .optional(),
     combine: z.record(z.string(), quantity('s per element', { min: 0 })).optional(),
     injection: z.strictObject({ RN: bandwidth(), Rb: bandwidth() }).optional(),
-    nbl: z.strictObject({ f: fSpec }).optional(),
+    /** alphaPer: the simulator's α charging on this node channel ('message-end' default; 'link-step' as seed 004's T(L)). */
+    nbl: z.strictObject({ f: fSpec, alphaPer: z.enum(['message-end', 'link-step']).optional() }).optional(),
     lrc: z.strictObject({ L: seconds(), r: seconds(), C: seconds() }).optional(),
     barrier: z.strictObject({ Tinit: seconds(), Ttrig: seconds(), Tadj: quantity('s, may be negative', {}) }).optional(),
     noise: z.string().optional(),

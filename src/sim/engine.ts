@@ -160,6 +160,13 @@ export interface EngineConfig {
    */
   readonly nodeChannelF?: (L: number, S: number) => number;
   /**
+   * s of per-message overhead charged in the shared node channels (seed 004's α per
+   * link and step, machine `network.alphaPer: 'link-step'`): each end of a network
+   * message spends it in its node's channel, serial with the channel's other
+   * messages, the receiving end's alongside the sending end's. Default 0.
+   */
+  readonly nodeChannelAlpha?: number;
+  /**
    * Packet-level wormhole flow control on `network` (seed 002): circuits held until
    * the ack, VCs, background traffic per packet. Undefined: the message-level links.
    */
@@ -271,6 +278,8 @@ export class Engine implements WormholeHost {
   private readonly nblF: ((L: number, S: number) => number) | undefined;
   private readonly nblHeaps: (Float64Array | undefined)[];
   private readonly nblCount: Int32Array;
+  /** α per message end in the NBL channels (0 unless alphaPer 'link-step'). */
+  private readonly nblAlpha: number;
   // Traffic.
   private readonly tOut: Int32Array;
   private readonly tBlocked: Uint8Array;
@@ -345,6 +354,7 @@ export class Engine implements WormholeHost {
     this.nblF = net ? cfg.nodeChannelF : undefined;
     this.nblHeaps = new Array<Float64Array | undefined>(this.nblF ? cfg.nodes : 0);
     this.nblCount = new Int32Array(this.nblF ? cfg.nodes : 0);
+    this.nblAlpha = this.nblF ? (cfg.nodeChannelAlpha ?? 0) : 0;
     this.growMessages(1024);
     this.worm = net && cfg.wormhole
       ? new Wormhole(net, this, cfg.wormhole, { packetBytes: cfg.wormhole.packetBytes, packetOverhead: cfg.wormhole.packetOverhead, linkFree: this.linkFree })
@@ -948,12 +958,17 @@ export class Engine implements WormholeHost {
     const lf = this.linkFree[link];
     let start: number;
     let tail: number;
+    let alphaPart = 0;
     if (this.nblF !== undefined && link < this.cfg.nodes) {
       // The data crosses the channel in its last wire·β before `tail`; the head moves
       // on then, so downstream links are not booked before the data can reach them.
-      tail = this.nblChannel(link, t, wire, net.linkBeta[link]);
+      // With α in the channels (link-step), the receiving end's α may start α before
+      // the head arrives: it runs alongside the sending end's, as in the seed's step.
+      const a = this.nblAlpha;
+      tail = this.nblChannel(link, t, wire, net.linkBeta[link], a, h === 0 ? t : t - a);
       const s0 = tail - wire * net.linkBeta[link];
       start = s0 > t ? s0 : t;
+      if (h === 0 && a > 0) alphaPart = start - t < a ? start - t : a;
     } else {
       start = lf > t ? lf : t;
       const occ = wire * net.linkBeta[link];
@@ -968,8 +983,8 @@ export class Engine implements WormholeHost {
       this.mTail[m] = tail + lat;
       this.mHop[m] = h + 1;
       if (coll) {
-        this.mPath[m * PATH + P_ALPHA] += lat;
-        this.mPath[m * PATH + P_QUEUE] += start - t;
+        this.mPath[m * PATH + P_ALPHA] += lat + alphaPart;
+        this.mPath[m * PATH + P_QUEUE] += start - t - alphaPart;
         this.collPending++;
       }
       this.q.pushKeyed(start + lat, EV_HOP, m, 0, K_NET + this.q.pushed);
@@ -994,14 +1009,17 @@ export class Engine implements WormholeHost {
   /**
    * A message of `wire` bytes reaches NBL node channel `ch` at t; L − 1 other
    * messages are still using the channel. It ends at
-   *   max(t + own, min(t + f(L)·own, last + (f(L) − f(L−1))·own)),  own = wire·β,
-   * `last` the latest end on the channel: L equal messages starting together take
-   * f(L)·own (the closed form's step), f = L serialises them (FIFO), f = 1 overlaps
-   * them fully, and a small message arriving behind a large one is not held for
-   * all of it (processor-sharing-like). Earlier messages are not revised. Returns
-   * when its tail leaves the channel.
+   *   max(t0 + α + own, min(t0 + L·α + f(L)·own, max(last, t0) + α + (f(L) − f(L−1))·own)),
+   * own = wire·β, α the channel's per-message overhead (0 unless link-step), t0 = t
+   * (t − α for the receiving end, whose α runs alongside the sender's), `last` the
+   * latest end on the channel: L equal messages starting together take
+   * L·α + f(L)·own (the seed's T(L); with α = 0 the closed form's transfer), f = L
+   * serialises them (FIFO), f = 1 overlaps their transfers fully (the α's stay
+   * serial), and a small message arriving behind a large one is not held for all of
+   * it (processor-sharing-like). Earlier messages are not revised. Returns when its
+   * tail leaves the channel.
    */
-  private nblChannel(ch: number, t: number, wire: number, beta: number): number {
+  private nblChannel(ch: number, t: number, wire: number, beta: number, alpha: number, t0: number): number {
     // Tail ends of the messages using the channel: a min-heap per channel.
     let h = this.nblHeaps[ch];
     if (!h) h = this.nblHeaps[ch] = new Float64Array(8);
@@ -1027,12 +1045,14 @@ export class Engine implements WormholeHost {
     const fL = f(L, S);
     const delta = own * (fL - (L > 1 ? f(L - 1, S) : 0));
     const last = this.linkFree[ch];
-    const a = t + fL * own;
-    const b = (last > t ? last : t) + (delta > 0 ? delta : 0);
+    const from = last > t0 ? last : t0;
+    const a = t0 + L * alpha + fL * own;
+    const b = from + alpha + (delta > 0 ? delta : 0);
     const lim = a < b ? a : b;
-    const end = lim > t + own ? lim : t + own;
+    const lo = t0 + alpha + own;
+    const end = lim > lo ? lim : lo;
     if (end > last) {
-      this.linkBusy += end - (last > t ? last : t);
+      this.linkBusy += end - from;
       this.linkFree[ch] = end;
     }
     // Push its end.

@@ -51,6 +51,20 @@ export interface NetworkSpec {
    */
   readonly nodeChannelF?: FSpec;
   /**
+   * Where a message's software overhead α = host.oSend + host.oRecv is charged:
+   * - 'message-end' (default): oSend on the sender's CPU, oRecv on the receiver's,
+   *   so a message costs α on its path and a node pays oSend or oRecv for each
+   *   message it takes part in (α/2 per active link when split evenly);
+   * - 'link-step' (seed 004's closed forms, "α per link and step at the busiest
+   *   node"; needs nodeChannelShared, link contention and host mode): each end of a
+   *   network message spends the whole α in its node's shared channel, serial with
+   *   the channel's other messages, the receiving end's α alongside the sending
+   *   end's. A lone message still costs α + S·β, while L messages through one node
+   *   at once cost it L·α + f(L)·β·S, the seed's T(L). The CPUs then pay nothing to
+   *   send or receive (messages within a node cost only their class α, β).
+   */
+  readonly alphaPer?: 'message-end' | 'link-step';
+  /**
    * 'message' (default): messages reserve links for their wire time (fast).
    * 'wormhole': packet-level wormhole flow control, circuits held until the ack,
    * `wormhole.vcs` virtual channels per link (seed 002; src/sim/wormhole.ts).
@@ -272,6 +286,10 @@ export function validateMachine(m: MachineSpec, origin = 'machine'): void {
       num(p, 'network.wormhole.vcs', n.wormhole.vcs, { positive: true, integer: true });
       num(p, 'network.wormhole.ackTurnaround', n.wormhole.ackTurnaround, { min: 0 });
     } else if (n.flowControl === 'wormhole') p.push('network.flowControl wormhole needs network.wormhole { vcs, ackTurnaround }');
+    if (n.alphaPer !== undefined && n.alphaPer !== 'message-end' && n.alphaPer !== 'link-step') {
+      p.push(`network.alphaPer must be 'message-end' or 'link-step', got ${JSON.stringify(n.alphaPer)}`);
+    }
+    if (n.alphaPer === 'link-step' && !n.nodeChannelShared) p.push("network.alphaPer 'link-step' charges α in the shared node channels: it needs network.nodeChannelShared = true");
     if (n.nodeChannelF !== undefined) {
       if (!n.nodeChannelShared) p.push('network.nodeChannelF needs network.nodeChannelShared = true');
       try {

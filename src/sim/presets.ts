@@ -245,7 +245,7 @@ export const PRESETS: Readonly<Record<string, MachineSpec>> = Object.freeze({
       'network.nodeChannelF': 'seed 004 §4.1 nominal NBL f(L) = L (recommended by the seed for unimplemented algorithms); fitted (§4.2) and testjig (Table 1) are selectable',
       'network.hopLatency': 'ASSUMED: 50 ns per hop (cut-through: latency nearly independent of distance)',
       'classes.network.beta': 'seed 004 §7.2: β = 1.54 µs per double',
-      'host.oSend': 'ASSUMED split: α = 54 µs (seed 004 §7.2) charged half at the sender, half at the receiver',
+      'host.oSend': "ASSUMED split: α = 54 µs (seed 004 §7.2) charged half at the sender, half at the receiver (network.alphaPer 'message-end', the default); network.alphaPer 'link-step' charges the whole α at each end in the node channel instead, as the seed's T(L) = L·α + f(L)·β·S (coll reproduce 004 uses it)",
       'host.oRecv': 'ASSUMED split (see host.oSend)',
       'host.gamma': 'seed 004 §7.2: c2 = 0.25 µs per element (2-vector combine)',
       'host.copyPerByte': 'ASSUMED',

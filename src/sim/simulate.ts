@@ -192,7 +192,12 @@ export function prepare(o: SimOptions): Prepared {
     throw new ArgumentError(`wormhole flow control needs the machine's network.wormhole parameters ({ vcs, ackTurnaround }); '${o.machine.name}' has none`);
   }
   const flowControl = contention ? (o.flowControl ?? o.machine.network.flowControl ?? 'message') : 'message';
-  const placement = place(o.machine, o.procs, { ppn: o.ppn, mesh: o.mesh });
+  if (o.machine.network.alphaPer === 'link-step') {
+    // α per link and step lives in the shared node channels, which only contention simulates.
+    if (!contention) throw new ArgumentError(`machine '${o.machine.name}' charges α per link and step (network.alphaPer 'link-step') in its node channels: drop --no-contention`);
+    if (mode !== 'host') throw new ArgumentError(`network.alphaPer 'link-step' charges the host's α in the node channels: it needs --mode host, got '${mode}'`);
+    if (flowControl === 'wormhole') throw new ArgumentError("network.alphaPer 'link-step' needs message-level flow control (the node channels), not wormhole");
+  }  const placement = place(o.machine, o.procs, { ppn: o.ppn, mesh: o.mesh });
   const P = placement.P;
   const root = o.root ?? 0;
   if (!Number.isSafeInteger(root) || root < 0 || root >= P) throw new ArgumentError(`--root must be in [0, ${P - 1}], got ${root}`);
@@ -281,6 +286,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
   // An NBL node channel carries the node's network bandwidth (f(L) decides how its
   // transfers overlap), so the rank's ports must not serialise them as well.
   if (m.network.nodeChannelShared && p.network) beta[C_NETWORK] = 0;
+  const linkStep = m.network.alphaPer === 'link-step';
   const nic = m.nic;
   const spec = p.spec;
   const base = p.base;
@@ -307,7 +313,10 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     alpha,
     beta,
     gap,
-    host: { oSend: m.host.oSend, oRecv: m.host.oRecv, gamma: gammaOf(m.host, p.op, p.dtype), copyPerByte: m.host.copyPerByte },
+    // alphaPer 'link-step': the host's α = oSend + oRecv moves from the CPUs to both ends' node channels.
+    host: linkStep
+      ? { oSend: 0, oRecv: 0, gamma: gammaOf(m.host, p.op, p.dtype), copyPerByte: m.host.copyPerByte }
+      : { oSend: m.host.oSend, oRecv: m.host.oRecv, gamma: gammaOf(m.host, p.op, p.dtype), copyPerByte: m.host.copyPerByte },
     nic: nic
       ? { oSend: nic.oSend, oRecv: nic.oRecv, gamma: gammaOf(nic, p.op, p.dtype), copyPerByte: nic.copyPerByte }
       : { oSend: 0, oRecv: 0, gamma: 0, copyPerByte: 0 },
@@ -322,6 +331,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     source,
     network: p.network,
     nodeChannelF: m.network.nodeChannelShared ? resolveF(m.network.nodeChannelF ?? 'nominal').f : undefined,
+    nodeChannelAlpha: linkStep ? m.host.oSend + m.host.oRecv : 0,
     wormhole:
       p.flowControl === 'wormhole' && m.network.wormhole
         ? { ...m.network.wormhole, packetBytes: m.network.packetBytes ?? 320, packetOverhead: m.network.packetOverhead ?? 0 }
