@@ -26,6 +26,7 @@ import type { NoiseModel } from './noise.js';
 import { mixSeed, nextUniform } from '../core/random.js';
 import * as S from './store.js';
 import { Wormhole, WORM_EVENT_BASE, type WormholeHost, type WormholeSpec } from './wormhole.js';
+import { PhaseGate } from './phases.js';
 
 // Local copies of hot constants (module-local consts are cheaper than imported bindings under some loaders).
 const PATH = S.PATH;
@@ -72,6 +73,7 @@ const EV_HOP = 5;
 const EV_DISPATCH = 7;
 const EV_TRAFFIC = 8;
 const EV_HW = 9;
+const EV_PHASE = 10;
 
 const ST_IDLE = 0;
 const ST_STARTING = 1;
@@ -190,6 +192,8 @@ export interface EngineConfig {
   readonly plugin?: EnginePlugin;
   /** Expected number of steps over all ranks (sizes the schedule arenas). */
   readonly stepsHint?: number;
+  /** Rounds are global phases (src/sim/phases.ts, seed 000's f-nomial); default false: the DAG. */
+  readonly phased?: boolean;
 }
 
 /** Hooks for simulator-level algorithms (hardware collectives). */
@@ -302,6 +306,8 @@ export class Engine implements WormholeHost {
   /** NIC time per received data packet and the packet payload (EngineConfig.nicPacketRecv / nicPacketBytes). */
   private readonly pktRecv: number;
   private readonly pktBytes: number;
+  /** Phased execution (undefined: the DAG). */
+  private readonly gate: PhaseGate | undefined;
 
   constructor(cfg: EngineConfig) {
     this.cfg = cfg;
@@ -365,6 +371,7 @@ export class Engine implements WormholeHost {
     this.tRng = new Uint32Array(cfg.traffic ? N : 0);
     if (cfg.traffic) for (let n = 0; n < N; n++) this.tRng[n] = mixSeed(cfg.seed ^ 0x7aff1c, n);
     this.timeline = cfg.timeline ? [] : undefined;
+    this.gate = cfg.phased ? new PhaseGate(P) : undefined;
   }
 
   // ---------------------------------------------------------------- messages
@@ -567,6 +574,9 @@ export class Engine implements WormholeHost {
         case EV_HW:
           cfg.plugin!.onEvent(this, t, a, b);
           break;
+        case EV_PHASE:
+          this.openPhases(t);
+          break;
       }
       if (events >= nextProgress) {
         nextProgress += 1 << 20;
@@ -648,7 +658,9 @@ export class Engine implements WormholeHost {
   private onStart(r: number, t: number): void {
     const cfg = this.cfg;
     const st = this.st;
-    st.load(r, cfg.source(r), cfg.elementSize);
+    const sched = cfg.source(r);
+    st.load(r, sched, cfg.elementSize);
+    if (this.gate && this.gate.load(r, sched, st.I, this.R[r * RI + R_OFFI] + 3 * this.R[r * RI + R_N])) this.phaseEvent(t);
     if (st.live > this.peakLive) this.peakLive = st.live;
     const R = this.R;
     const b = r * RI;
@@ -768,6 +780,39 @@ export class Engine implements WormholeHost {
     }
   }
 
+  /** Phased execution: open the next phase at t (an event, so no rank runs re-entrantly). */
+  private phaseEvent(t: number): void {
+    this.gate!.pending = true;
+    this.collPending++;
+    this.q.push(t, EV_PHASE, 0, 0);
+  }
+
+  /** Release the steps of the phases that open at t; their critical path continues from the phase's last step. */
+  private openPhases(t: number): void {
+    const g = this.gate!;
+    const list = g.advance();
+    const st = this.st;
+    const I = st.I;
+    const F = st.F;
+    const R = this.R;
+    for (let j = 0; j < list.length; j += 2) {
+      const r = list[j];
+      const i = list[j + 1];
+      const b = r * RI;
+      const o = R[b + R_OFFI];
+      const n = R[b + R_N];
+      // A rank still starting picks its ready steps up when it is enabled.
+      if (--I[o + 3 * n + i] === 0 && R[b + R_STATE] === ST_RUNNING) {
+        const of = R[b + R_OFFF];
+        F[of + n + i] = t;
+        I[o + 4 * n + i] = -2;
+        F.set(g.path, of + 2 * n + i * PATH);
+        st.pushReady(r, i);
+      }
+    }
+    for (let j = 0; j < list.length; j += 2) this.dispatch(list[j], t, false);
+  }
+
   /** Step completed at t: release dependents; true when the rank is finished. */
   private settle(r: number, step: number, t: number): boolean {
     const R = this.R;
@@ -779,6 +824,7 @@ export class Engine implements WormholeHost {
     const o = R[b + R_OFFI];
     const of = R[b + R_OFFF];
     const n = R[b + R_N];
+    if (this.gate && this.gate.stepDone(r, step, F, of + 2 * n + step * PATH)) this.phaseEvent(t);
     const oRem = o + 3 * n;
     const oDstart = o + 5 * n;
     const oDlist = o + 6 * n + 1;

@@ -6,6 +6,7 @@ export * from './noise.js';
 export * from './placement.js';
 export * from './stats.js';
 export * from './simulate.js';
+export { EXECUTIONS, type Execution } from './phases.js';
 export { HW_ALGORITHMS } from './hardware.js';
 export { PATH_PARTS, type PathPart } from './store.js';
 export { Engine, type EngineConfig, type EngineResult, type TimelineRecord, type ExecutorCosts } from './engine.js';

@@ -25,6 +25,7 @@ import { place, type Placement } from './placement.js';
 import { mixSeed } from '../core/random.js';
 import { resolveF } from '../model/nbl.js';
 import { summarize, type Distribution } from './stats.js';
+import { EXECUTIONS, type Execution } from './phases.js';
 
 export type SimMode = 'host' | 'offload' | 'intermediate';
 
@@ -63,6 +64,13 @@ export interface SimOptions {
    */
   readonly schedule?: (rank: number) => RankSchedule;
   readonly mode?: SimMode;
+  /**
+   * 'dag' (default): a step starts when its own dependencies are met. 'phased': the
+   * schedule's rounds are global phases, a step of round k starting only when every
+   * step of rounds < k of every rank has completed (seed 000's f-nomial, whose
+   * partial last phases still cost L; src/sim/phases.ts).
+   */
+  readonly execution?: Execution;
   /** Link contention (default true). Off: each message costs its class α (+ hops × hop latency) + b·β. */
   readonly contention?: boolean;
   /**
@@ -116,6 +124,7 @@ export interface SimReport {
   readonly datatype: DatatypeName;
   readonly op: string;
   readonly mode: SimMode;
+  readonly execution: Execution;
   readonly contention: boolean;
   readonly flowControl: 'message' | 'wormhole';
   readonly seed: number;
@@ -175,6 +184,9 @@ export function prepare(o: SimOptions): Prepared {
   const mode = o.mode ?? 'host';
   if (mode !== 'host' && !o.machine.nic) {
     throw new ArgumentError(`--mode ${mode} needs NIC costs, and machine '${o.machine.name}' has no 'nic' section`);
+  }
+  if (o.execution !== undefined && !EXECUTIONS.includes(o.execution)) {
+    throw new ArgumentError(`--execution must be ${EXECUTIONS.join(' or ')}, got '${String(o.execution)}'`);
   }
   const runs = o.runs ?? 1;
   if (!Number.isSafeInteger(runs) || runs < 1) throw new ArgumentError(`--runs must be a positive integer, got ${runs}`);
@@ -354,6 +366,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
       : undefined,
     seed,
     stepsHint: p.stepsTotal,
+    phased: o.execution === 'phased',
     timeline: o.timeline && run === 0,
     plugin: p.hw ? makeHardwarePlugin(o.collective, o.algorithm, m, p.placement, p.count * p.elementSize, o.root ?? 0, p.network!) : undefined,
     onProgress: o.onProgress ? (events, simTime) => o.onProgress!({ run, runs: o.runs ?? 1, events, simTime }) : undefined,
@@ -438,6 +451,7 @@ export function simulate(o: SimOptions): SimReport {
     datatype: p.dtype,
     op: p.op,
     mode: o.mode ?? 'host',
+    execution: o.execution ?? 'dag',
     contention: o.contention ?? true,
     flowControl: p.flowControl,
     seed,

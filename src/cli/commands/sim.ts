@@ -13,7 +13,7 @@ import { HW_ALGORITHMS } from '../../sim/hardware.js';
 import { simMachineFor } from '../../machine/resolve.js';
 import { parseNoise, parseSkew } from '../../sim/noise.js';
 import { PRESETS } from '../../sim/presets.js';
-import { simulate, type SimMode, type SimReport } from '../../sim/simulate.js';
+import { simulate, type SimMode, type SimOptions, type SimReport } from '../../sim/simulate.js';
 import { PATH_PARTS } from '../../sim/store.js';
 import { toChromeTrace } from '../../sim/timeline.js';
 import { helpText, opt, opts, parseArgs, parseSize, type OptionSpec } from '../args.js';
@@ -29,6 +29,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'algorithm', alias: 'a', type: 'string', description: 'catalogue algorithm, or hw_multicast (bcast) / hw_barrier (barrier)' },
   { name: 'param', alias: 'p', type: 'string', repeat: true, description: 'algorithm parameter name=value (repeatable)' },
   { name: 'mode', type: 'string', description: 'host (default), offload (all steps on the NIC) or intermediate (interior ranks on the NIC)' },
+  { name: 'execution', type: 'string', description: "dag (default: a step starts when its dependencies are met) or phased (rounds are global phases, seed 000's f-nomial)" },
   { name: 'noise', type: 'string', description: "OS noise: periodic:<period>/<detour>[+random:<gap>/<detour>[:exp|pareto]], a profile, or none (default: the machine file's noise)" },
   { name: 'noise-cosched', type: 'boolean', description: 'the same detours on every process (co-scheduled)' },
   { name: 'skew', type: 'string', description: 'arrival skew: uniform|exponential|normal|fixed:<time>' },
@@ -82,7 +83,7 @@ export function formatReport(r: SimReport): string {
   const lines: string[] = [];
   const f = r.first;
   lines.push(
-    `${r.collective}/${r.algorithm} on ${r.machine}: ${r.procs} processes (${r.nodes} nodes × ${r.ppn}), ${r.bytes} B ${r.datatype} ${r.op}, ${r.mode} mode, contention ${r.contention ? `on (${r.flowControl})` : 'off'}`,
+    `${r.collective}/${r.algorithm} on ${r.machine}: ${r.procs} processes (${r.nodes} nodes × ${r.ppn}), ${r.bytes} B ${r.datatype} ${r.op}, ${r.mode} mode${r.execution === 'phased' ? ', phased execution' : ''}, contention ${r.contention ? `on (${r.flowControl})` : 'off'}`,
   );
   lines.push(`time           ${us(f.time)}${r.closedForm ? `   (closed form ${r.closedForm.formula} = ${us(r.closedForm.estimate)} with network α, β and host γ)` : ''}`);
   lines.push(`per rank       min ${us(f.rankTime.min)}  avg ${us(f.rankTime.avg)}  max ${us(f.rankTime.max)} (completion − own start)`);
@@ -166,6 +167,7 @@ export const simCommand: Command = {
       root: opt<number>(args, 'root'),
       params: parseParams(opts<string>(args, 'param')),
       mode,
+      execution: opt<string>(args, 'execution') as SimOptions['execution'],
       contention: !(opt<boolean>(args, 'no-contention') ?? false),
       noise: noise !== undefined ? parseNoise(noise, opt<boolean>(args, 'noise-cosched') ?? false) : undefined,
       skew: skew !== undefined ? parseSkew(skew) : undefined,
