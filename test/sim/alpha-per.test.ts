@@ -9,6 +9,10 @@
  * A lone message costs α + own under both.
  */
 import { describe, expect, it } from 'vitest';
+import { fenceTime, snakeTime, treeTime } from '../../src/model/closed/littlefield.js';
+import { DELTA } from '../../src/model/machines/index.js';
+import { littlefieldParams } from '../../src/model/regime.js';
+import { getPreset } from '../../src/sim/presets.js';
 import { fromSimMachine, toSimMachine } from '../../src/machine/convert.js';
 import { parseMachineDescription } from '../../src/machine/schema.js';
 import type { MachineSpec } from '../../src/sim/machine.js';
@@ -102,5 +106,29 @@ describe("network.alphaPer: α per message end (default) vs per link and step (s
     expect(() => simulate({ collective: 'allgather', algorithm: 'p', schedule: pattern([[0, 1]]), machine: m, procs: 3, mesh: { width: 3, height: 1 }, bytes: S, contention: false })).toThrow(
       /no-contention/,
     );
+  });
+});
+
+describe("seed 004's semantics on the DELTA: α per link and step with loosely synchronous steps", () => {
+  it('Tree, Snake and Fence on a 4×4 mesh reproduce the closed form (nominal f); the defaults run faster', () => {
+    const delta = getPreset('delta');
+    const N = 10_000;
+    const p = littlefieldParams(DELTA, 'nominal');
+    const run = (alphaPer: 'message-end' | 'link-step', execution: 'dag' | 'phased', algorithm: string, block?: number) =>
+      simulate({
+        collective: 'allreduce',
+        algorithm,
+        machine: { ...delta, network: { ...delta.network, alphaPer } },
+        procs: 16,
+        mesh: { width: 4, height: 4 },
+        bytes: 8 * N,
+        params: block ? { block } : {},
+        execution,
+      }).first.time;
+    expect(run('link-step', 'phased', 'mesh_tree') / treeTime(p, 4, 4, N)).toBeCloseTo(1, 3);
+    expect(Math.abs(run('link-step', 'phased', 'snake', 164) / snakeTime(p, 16, N, 164) - 1)).toBeLessThan(0.005);
+    // (+(c3 − c2)·S where the first block turns the corner: see src/model/closed/littlefield.ts)
+    expect(Math.abs(run('link-step', 'phased', 'fence', 345) / fenceTime(p, 4, 4, N, 345) - 1)).toBeLessThan(0.02);
+    expect(run('message-end', 'dag', 'snake', 164)).toBeLessThan(0.85 * snakeTime(p, 16, N, 164));
   });
 });
