@@ -121,7 +121,7 @@ function build(z: typeof Zod.z) {
         hopLatency: seconds(),
         injectionBandwidth: bandwidth().optional(),
         flowControl: z.enum(['message', 'wormhole']).optional(),
-        wormhole: z.strictObject({ vcs: count(), ackTurnaround: seconds() }).optional(),
+        wormhole: z.strictObject({ vcs: count(), ackTurnaround: seconds(), ackPerByte: perByte().optional() }).optional(),
         packetBytes: count().optional(),
         packetOverhead: count(0).optional(),
       })

@@ -3,16 +3,18 @@
  *
  * - hw_multicast (bcast): the root's NIC streams packets (≤ packetBytes payload +
  *   overhead) up a predetermined path (up-port 0 at every level) to the fixed
- *   top-leftmost root switch, where multicasts are serialised (a second one waits
- *   until the first's EOP has passed), then replicated down every branch to all
- *   nodes. Each packet is routed when the NIC emits it, reserving links like any
+ *   top-leftmost switch of the smallest subtree holding the group (the whole tree
+ *   for more than k^(n−1) nodes), where multicasts are serialised (a second one
+ *   waits until the first's EOP has passed), then replicated down every branch to
+ *   all nodes. Each packet is routed when the NIC emits it, reserving links like any
  *   packet, so background traffic delays it. Acknowledgements are combined in the
  *   switches: the root learns of completion one tree depth after the last delivery.
  * - hw_barrier (elan_hgsync): every process writes its sequence word; the root NIC
  *   multicasts a test-and-set packet; each node's NIC tests the word on arrival; the
  *   combined ack ("worst wins") returns to the root; on success the EOP releases all
  *   waiters, otherwise the root backs off (doubling) and retries.
- * Acks and EOP tokens travel on the open circuit and cost latency only.
+ * Acks and EOP tokens travel on the open circuit and cost latency only (under wormhole
+ * flow control the destinations also take the ack turnaround before acking).
  * Assumptions (documented in docs/simulator.md): route choices, ack/EOP as pure
  * latency, one process per node handles delivery and the others copy from it.
  */
@@ -55,6 +57,9 @@ class Multicast {
   /** When the root switch is free for the next multicast. */
   rootFree = -Infinity;
   private readonly lat: number;
+  /** Level of the group's root switch (0 = leaf switch). */
+  private readonly rootLevel: number;
+  private readonly worm: Engine['worm'];
 
   constructor(
     private readonly e: Engine,
@@ -66,11 +71,21 @@ class Multicast {
     this.N = placement.nodeSpan;
     this.arrival = new Float64Array(this.N);
     this.lat = net.linkLatency[0];
+    this.rootLevel = net.groupRootLevel(this.N);
+    this.worm = e.worm;
   }
 
-  /** Links between a node and the root switch. */
+  /**
+   * Wormhole flow control: s from the tail of a packet of `payload` bytes reaching a
+   * destination NIC to its ack leaving it (then combined on the way up); 0 otherwise.
+   */
+  ack(payload: number): number {
+    return this.worm ? this.worm.ackTurnaround(payload) : 0;
+  }
+
+  /** Links between a node and the group's root switch. */
   get depth(): number {
-    return this.tree.n;
+    return this.rootLevel + 1;
   }
 
   get hopLatency(): number {
@@ -89,7 +104,7 @@ class Multicast {
   packet(src: number, t: number, wire: number): number {
     const tree = this.tree;
     const beta = tree.linkBeta;
-    const up = tree.pathToRoot(src);
+    const up = tree.pathToRoot(src, this.rootLevel);
     let head = t;
     let tail = -Infinity;
     let injEnd = t;
@@ -106,7 +121,7 @@ class Multicast {
       tail += this.rootFree - head;
       head = this.rootFree;
     }
-    this.down(tree.n - 1, 0, head, tail, wire);
+    this.down(this.rootLevel, 0, head, tail, wire);
     return injEnd;
   }
 
@@ -212,7 +227,7 @@ class HwMulticastBcast implements EnginePlugin {
       let last = -Infinity;
       for (let d = 0; d < this.mc.N; d++) last = Math.max(last, this.mc.arrival[d]);
       // Combined ack back to the source, then the EOP closes the circuit.
-      worm.releaseMulticast(this.mcIds[i], last + 2 * this.mc.treeLatency + this.mc.hopLatency);
+      worm.releaseMulticast(this.mcIds[i], last + this.mc.ack(payload) + 2 * this.mc.treeLatency + this.mc.hopLatency);
     }
     if (i + 1 < this.packets) {
       e.pushHw(injEnd + hw.multicastPacketGap, A_PACKET, i + 1);
@@ -224,7 +239,8 @@ class HwMulticastBcast implements EnginePlugin {
     const m = this.m;
     const copy = ppn > 1 ? this.bytes * m.host.copyPerByte : 0;
     let ackAtRoot = -Infinity;
-    for (let d = 0; d < this.mc.N; d++) ackAtRoot = Math.max(ackAtRoot, this.mc.arrival[d] + lat);
+    const ack = this.mc.ack(payload);
+    for (let d = 0; d < this.mc.N; d++) ackAtRoot = Math.max(ackAtRoot, this.mc.arrival[d] + ack + lat);
     this.mc.rootFree = ackAtRoot;
     const linkBeta = this.mc.tree.linkBeta[this.mc.tree.linkCount - 1];
     const betaPart = this.packets * (wire * linkBeta) + (this.packets - 1) * hw.multicastPacketGap;
@@ -308,10 +324,11 @@ class HwBarrier implements EnginePlugin {
     const lat = this.mc.treeLatency;
     let ok = true;
     let ackAtRoot = -Infinity;
+    const ack = this.mc.ack(8);
     for (let d = 0; d < this.mc.N; d++) {
       const at = this.mc.arrival[d];
       if (this.nodeReady[d] > at && this.nodeReady[d] > -Infinity) ok = false;
-      ackAtRoot = Math.max(ackAtRoot, at + lat);
+      ackAtRoot = Math.max(ackAtRoot, at + ack + lat);
     }
     const ackAtSrc = ackAtRoot + lat;
     // The EOP frees the circuit (and, on success, releases the waiters).
@@ -337,7 +354,7 @@ class HwBarrier implements EnginePlugin {
       path[P_CPU] = enter + hw.deliveryOverhead;
       path[P_NOISE] = this.arrived[last] - e.startOf(last) - enter + (end - release - hw.deliveryOverhead);
       path[P_NIC] = hw.barrierAttempt;
-      path[P_ALPHA] = 4 * lat;
+      path[P_ALPHA] = 4 * lat + ack;
       path[P_QUEUE] = end - path.reduce((s, x) => s + x, 0);
       e.finishRankAt(r, end, path);
     }

@@ -71,7 +71,12 @@ export interface NetworkSpec {
    */
   readonly flowControl?: 'message' | 'wormhole';
   /** Wormhole parameters (needed by flowControl 'wormhole'). */
-  readonly wormhole?: { readonly vcs: number; readonly ackTurnaround: number };
+  readonly wormhole?: {
+    readonly vcs: number;
+    readonly ackTurnaround: number;
+    /** s per payload byte added to the ack turnaround (the destination commits the packet before it acks; default 0). */
+    readonly ackPerByte?: number;
+  };
   /** Payload bytes per packet where packets are simulated (hardware multicast, background traffic). */
   readonly packetBytes?: number;
   /** Header/trailer bytes per packet on the wire. */
@@ -285,6 +290,7 @@ export function validateMachine(m: MachineSpec, origin = 'machine'): void {
     if (n.wormhole !== undefined) {
       num(p, 'network.wormhole.vcs', n.wormhole.vcs, { positive: true, integer: true });
       num(p, 'network.wormhole.ackTurnaround', n.wormhole.ackTurnaround, { min: 0 });
+      num(p, 'network.wormhole.ackPerByte', n.wormhole.ackPerByte, { min: 0, optional: true });
     } else if (n.flowControl === 'wormhole') p.push('network.flowControl wormhole needs network.wormhole { vcs, ackTurnaround }');
     if (n.alphaPer !== undefined && n.alphaPer !== 'message-end' && n.alphaPer !== 'link-step') {
       p.push(`network.alphaPer must be 'message-end' or 'link-step', got ${JSON.stringify(n.alphaPer)}`);

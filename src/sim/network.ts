@@ -212,19 +212,32 @@ export class FatTree implements Network {
   }
 
   /**
-   * The fixed up path from a node to the top-leftmost switch (up-port 0 at every
-   * level), used by the hardware multicast (seed 002: multicasts climb a
-   * predetermined path to a fixed root switch). Returns link ids, injection first.
+   * The fixed up path from a node to the leftmost switch of level `level` above it
+   * (default the top; up-port 0 at every level), used by the hardware multicast
+   * (seed 002: multicasts climb a predetermined path to a fixed root switch).
+   * Returns link ids, injection first.
    */
-  pathToRoot(a: number): number[] {
+  pathToRoot(a: number, level = this.n - 1): number[] {
     const links = [a];
     let w = Math.floor(a / this.k);
-    for (let l = 0; l < this.n - 1; l++) {
+    for (let l = 0; l < level; l++) {
       links.push(this.upLink(l, w, 0));
       const digit = Math.floor(w / this.pow[l]) % this.k;
       w -= digit * this.pow[l];
     }
     return links;
+  }
+
+  /**
+   * Level of the multicast root switch for the contiguous group of nodes [0, N): the
+   * top-leftmost switch of the smallest subtree holding the group (level 0 = a leaf
+   * switch), so the multicast tree gets one level deeper each time the group outgrows
+   * a subtree (seed 002 R32/R33: steps above 4 and 16 nodes).
+   */
+  groupRootLevel(N: number): number {
+    let l = 0;
+    while (l < this.n - 1 && this.pow[l + 1] < N) l++;
+    return l;
   }
 
   ejectLink(node: number): number {

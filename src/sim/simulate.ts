@@ -43,6 +43,12 @@ export interface TrafficSpec {
    * slows NIC-run software collectives under load (docs/simulator.md).
    */
   readonly nicPerPacket?: number;
+  /**
+   * Nodes running the background job (default: the collective's nodes). Seed 002 ran
+   * it on all 64 nodes whatever the collective's size (§5.2), so a 4-node barrier
+   * shares the tree with traffic from the other 60. Wormhole flow control only.
+   */
+  readonly nodes?: number;
 }
 
 export interface SimOptions {
@@ -209,7 +215,8 @@ export function prepare(o: SimOptions): Prepared {
     if (!contention) throw new ArgumentError(`machine '${o.machine.name}' charges α per link and step (network.alphaPer 'link-step') in its node channels: drop --no-contention`);
     if (mode !== 'host') throw new ArgumentError(`network.alphaPer 'link-step' charges the host's α in the node channels: it needs --mode host, got '${mode}'`);
     if (flowControl === 'wormhole') throw new ArgumentError("network.alphaPer 'link-step' needs message-level flow control (the node channels), not wormhole");
-  }  const placement = place(o.machine, o.procs, { ppn: o.ppn, mesh: o.mesh });
+  }
+  const placement = place(o.machine, o.procs, { ppn: o.ppn, mesh: o.mesh });
   const P = placement.P;
   const root = o.root ?? 0;
   if (!Number.isSafeInteger(root) || root < 0 || root >= P) throw new ArgumentError(`--root must be in [0, ${P - 1}], got ${root}`);
@@ -262,7 +269,14 @@ export function prepare(o: SimOptions): Prepared {
       'use fewer processes, a cheaper algorithm, or raise --max-memory',
     );
   }
-  const network = needsNetwork ? buildNetwork(netSpec, placement.nodeSpan) : undefined;
+  const trafficNodes = o.traffic?.nodes ?? placement.nodeSpan;
+  if (o.traffic?.nodes !== undefined) {
+    if (!Number.isSafeInteger(trafficNodes) || trafficNodes < placement.nodeSpan || trafficNodes > o.machine.nodes) {
+      throw new ArgumentError(`traffic.nodes must be an integer from the job's ${placement.nodeSpan} nodes to the machine's ${o.machine.nodes}, got ${trafficNodes}`);
+    }
+    if (trafficNodes > placement.nodeSpan && flowControl !== 'wormhole') throw new ArgumentError('traffic.nodes beyond the job needs wormhole flow control');
+  }
+  const network = needsNetwork ? buildNetwork(netSpec, Math.max(placement.nodeSpan, trafficNodes)) : undefined;
   const routeNetwork = !needsNetwork && placement.nodeSpan > 1 && netSpec.hopLatency > 0 ? buildNetwork(netSpec, placement.nodeSpan) : undefined;
   const cacheOk = o.cacheSchedules ?? (runs > 1 && stepsTotal < 2_000_000);
   return {

@@ -12,9 +12,11 @@
  * holds the ejection link (circuit complete at tc), the data crosses the path,
  * pipelined, each link's bandwidth shared with the other circuits on it (per-link
  * reservations: the VCs multiplex one physical link). The destination acknowledges
- * `ackTurnaround` after the tail arrives; the ack returns on the open circuit and the
+ * `ackTurnaround` + payload · `ackPerByte` after the tail arrives (it commits the
+ * CRC-checked transactions first); the ack returns on the open circuit and the
  * source's EOP token closes it: every VC of the path is released one path latency
- * after the ack reaches the source.
+ * after the ack reaches the source. With two VCs a stream thus keeps two packets in
+ * flight per circuit round trip, which bounds its rate when the ack is slow.
  *
  * Collective messages: a packet's data takes max(payload·β_class, (payload +
  * overhead)·β_link) on every link (β_link the slowest on the route): the sender's own
@@ -30,10 +32,13 @@
  * (default 2, one per VC of its injection link: a single DMA stream reaches 99% of the
  * link (R1, R2) only with a second packet in flight while the first awaits its ack),
  * each to a uniform random other node or to its complement, issuing the next as soon
- * as one is acknowledged (and the previous one's data has left the node).
+ * as one is acknowledged (and the previous one's data has left the node). Senders start
+ * at random points of their first packet's wire time, so deterministic patterns do
+ * not start in lockstep; they run on every node of the network, which may span more
+ * nodes than the collective (seed 002 ran the background job on all 64).
  *
- * Hardware multicast: a tree worm (fixed up path to the top-leftmost switch, then
- * every down link towards the group) acquires one VC on every link of its tree; it
+ * Hardware multicast: a tree worm (fixed up path to the top-leftmost switch of the
+ * group's subtree, then every down link towards the group) acquires one VC on every link of its tree; it
  * is granted when the last branch holds its ejection link; the caller computes the
  * data phase and releases the tree after the combined ack and EOP.
  */
@@ -47,6 +52,11 @@ export interface WormholeSpec {
   readonly vcs: number;
   /** s from the tail reaching the destination NIC to the ack leaving it. */
   readonly ackTurnaround: number;
+  /**
+   * s per payload byte added to the ack turnaround: the destination commits a
+   * packet's transactions (CRC-checked) to memory before it acknowledges (default 0).
+   */
+  readonly ackPerByte?: number;
 }
 
 /** What the wormhole network needs from the engine. */
@@ -94,6 +104,7 @@ interface McWorm {
 export class Wormhole {
   readonly vcs: number;
   private readonly ackT: number;
+  private readonly ackB: number;
   private readonly lat: number;
   private readonly maxHops: number;
   private readonly packetBytes: number;
@@ -122,6 +133,8 @@ export class Wormhole {
   /** Data time per link (s) and the time the header entered the injection queue. */
   private wD: Float64Array = new Float64Array(0);
   private wT0: Float64Array = new Float64Array(0);
+  /** Payload-dependent part of the ack turnaround (s). */
+  private wAck: Float64Array = new Float64Array(0);
   private wRoute: Int32Array = new Int32Array(0);
   // Collective messages by engine message id.
   private mLeft: Int32Array = new Int32Array(0);
@@ -159,6 +172,7 @@ export class Wormhole {
   ) {
     this.vcs = spec.vcs;
     this.ackT = spec.ackTurnaround;
+    this.ackB = spec.ackPerByte ?? 0;
     this.lat = net.linkLatency.length > 0 ? net.linkLatency[0] : 0;
     this.maxHops = net.maxHops;
     this.packetBytes = o.packetBytes;
@@ -198,6 +212,7 @@ export class Wormhole {
     this.wMsg = g32(this.wMsg);
     this.wD = g64(this.wD);
     this.wT0 = g64(this.wT0);
+    this.wAck = g64(this.wAck);
     this.wRoute = g32(this.wRoute, this.maxHops);
     this.wCap = cap;
   }
@@ -340,7 +355,7 @@ export class Wormhole {
       lf[l] = x + D;
     }
     const tail = x + D + lat;
-    const release = tail + this.ackT + (nh + 1) * lat;
+    const release = tail + this.ackT + this.wAck[w] + (nh + 1) * lat;
     this.host.q.push(release, EV_RELEASE, w, 0);
     if (this.wKind[w] === W_BG) this.host.wormBackgroundArrived(this.wDst[w], tail);
     else {
@@ -416,6 +431,7 @@ export class Wormhole {
     this.wDst[w] = this.mDst[m];
     this.wMsg[w] = m;
     this.wD[w] = payload * this.mBeta[m];
+    this.wAck[w] = payload * this.ackB;
     this.wT0[w] = t;
     this.wNh[w] = this.net.route(this.mSrc[m], this.mDst[m], this.wRoute, w * this.maxHops, this.linkFree);
     if (k + 1 < K) this.host.q.push(t + payload * this.mBeta[m], EV_ISSUE, m, k + 1);
@@ -436,7 +452,9 @@ export class Wormhole {
     this.bgRng = new Uint32Array(N);
     for (let n = 0; n < N; n++) this.bgRng[n] = mixSeed(seed ^ 0x3c6ef372, n);
     if (N < 2) return;
-    for (let n = 0; n < N; n++) this.host.q.push(t, EV_BG, n, 0);
+    // Unsynchronised senders: each starts at a random point of its first packet's wire
+    // time (in lockstep, deterministic patterns such as complement phase-lock).
+    for (let n = 0; n < N; n++) this.host.q.push(t + nextUniform(this.bgRng, n) * (bytes + this.overhead) * this.net.linkBeta[n], EV_BG, n, 0);
   }
 
   private bgIssue(node: number, t: number): void {
@@ -464,6 +482,7 @@ export class Wormhole {
     let beta = 0;
     for (let i = 0; i < nh; i++) if (this.net.linkBeta[this.wRoute[off + i]] > beta) beta = this.net.linkBeta[this.wRoute[off + i]];
     this.wD[w] = wire * beta;
+    this.wAck[w] = this.bgBytes * this.ackB;
     this.wT0[w] = t;
     this.bgOut[node]++;
     this.packets++;
@@ -476,7 +495,7 @@ export class Wormhole {
 
   // ------------------------------------------------------------------ hardware multicast
 
-  /** The multicast tree from node `src` to nodes [0, N): up path to the root switch, then all down links. */
+  /** The multicast tree from node `src` to nodes [0, N): up path to the group's root switch, then all down links. */
   private treeOf(src: number, N: number): McTree {
     const key = `${src}:${N}`;
     const cached = this.trees.get(key);
@@ -491,8 +510,9 @@ export class Wormhole {
       if (parent >= 0) children[parent].push(links.length - 1);
       return links.length - 1;
     };
+    const rootLevel = tree.groupRootLevel(N);
     let prev = -1;
-    for (const l of tree.pathToRoot(src)) prev = add(l, prev);
+    for (const l of tree.pathToRoot(src, rootLevel)) prev = add(l, prev);
     let leaves = 0;
     const down = (l: number, w: number, parent: number): void => {
       const k = tree.k;
@@ -514,7 +534,7 @@ export class Wormhole {
         down(l - 1, lower, add(tree.downLink(l - 1, lower, digit), parent));
       }
     };
-    down(tree.n - 1, 0, prev);
+    down(rootLevel, 0, prev);
     const t: McTree = { links: Int32Array.from(links), children, leaves };
     this.trees.set(key, t);
     return t;
@@ -540,6 +560,11 @@ export class Wormhole {
     });
     this.head(id, 0, t);
     return id;
+  }
+
+  /** s from the tail of a packet of `payload` bytes reaching a destination NIC to its ack leaving it. */
+  ackTurnaround(payload: number): number {
+    return this.ackT + payload * this.ackB;
   }
 
   /** Close the multicast's circuit at t (EOP): its VCs are freed. */

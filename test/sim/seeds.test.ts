@@ -74,10 +74,10 @@ describe('seed 002: Quadrics hardware collectives on the ES40 (4-ary 3-tree)', (
     expect(late.first.time / us).toBeLessThan(28.125 + 0.5 + 64 + 10);
   });
 
-  it('complement traffic barely affects it; uniform traffic slows it less than the software tree (R12, R14)', () => {
+  it('complement traffic affects it less than doubling; uniform traffic slows it less than the software tree (R12, R14, R19)', () => {
     const quiet = time({});
     const comp = simulate({ collective: 'barrier', algorithm: 'hw_barrier', machine: es, procs: 64, traffic: { pattern: 'complement' } }).first.time / us;
-    expect(comp / quiet).toBeLessThan(1.5);
+    expect(comp / quiet).toBeLessThan(2);
     const sw = (traffic?: { pattern: 'uniform' }) =>
       simulate({ collective: 'barrier', algorithm: 'kary_tree', params: { k: 4 }, mode: 'offload', machine: es, procs: 64, traffic, runs: 3 }).distribution.mean;
     const hw = (traffic?: { pattern: 'uniform' }) =>
