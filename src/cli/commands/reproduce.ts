@@ -125,7 +125,13 @@ export const reproduceCommand: Command = {
         if (c.note) console.log(`      note: ${c.note}`);
       }
       const count = (s: string): number => rows.filter((c) => c.status === s).length;
-      const calibrated = rows.filter((c) => c.source === 'sim' && c.basis === 'calibrated').length;
+      const fitted = rows.filter((c) => c.source === 'sim' && c.basis === 'calibrated');
+      const calibrated = fitted.length;
+      if (calibrated > 0) {
+        // Which parameter was fitted to which row (the row's note names it): these rows check a fit, they validate nothing.
+        console.log('\nfitted parameters, and the rows they were fitted to (calibration, not validation):');
+        for (const c of fitted) console.log(`  ${c.seed}: ${c.claim}\n      ${c.note ?? 'the seed module’s header names the parameter fitted to it'}`);
+      }
       console.log(
         `\n${count('pass')} pass, ${count('fail')} fail, ${count('not-matchable')} not matchable without invented parameters, ${count('info')} info` +
           (calibrated > 0 ? ` (${calibrated} simulator rows are calibration targets, not validation)` : ''),
