@@ -97,8 +97,11 @@ function solveX(g: (x: number) => number): number {
   return (lo + hi) / 2;
 }
 
+/** Runs per distribution without --quick; rows that need them are `info` with fewer. */
+const DEFAULT_RUNS = 400;
+
 export function seed000(o: Seed000Options = {}): SeedReproduction {
-  const runs = o.runs ?? 400;
+  const runs = o.runs ?? DEFAULT_RUNS;
   const curveRuns = o.curveRuns ?? 60;
   const cres = getPreset('crescendo');
   const alc = getPreset('alc');
@@ -246,7 +249,21 @@ export function seed000(o: Seed000Options = {}): SeedReproduction {
   const nicShare = bestWindowShare(nic.samples, 4 * us);
   const hostShare = bestWindowShare(host.samples!, 20 * us);
   checks.push(numeric(S, 'Fig. 5.5: share of NIC-based samples within a 4 µs window', 97, nicShare * 100, 0.04, '%', 'validation'));
-  checks.push(numeric(S, 'Fig. 5.5: share of host-based samples within a 20 µs window', 57, hostShare * 100, 0.2, '%', 'validation'));
+  const hostShareClaim = 'Fig. 5.5: share of host-based samples within a 20 µs window';
+  // The share lies near the lower edge of its tolerance (45.6%): with fewer runs (--quick) its
+  // sampling error alone decides the verdict, so it is judged only with the default runs.
+  const shareSe = Math.sqrt((hostShare * (1 - hostShare)) / runs) * 100;
+  checks.push(
+    runs >= DEFAULT_RUNS
+      ? numeric(S, hostShareClaim, 57, hostShare * 100, 0.2, '%', 'validation')
+      : info(
+          S,
+          hostShareClaim,
+          '57%',
+          fmt(hostShare * 100, '%'),
+          `judged only without --quick (${DEFAULT_RUNS} runs): with ${runs} runs the share's sampling error (≈ ±${shareSe.toFixed(1)} points) spans the tolerance's lower edge (${fmt(57 * 0.8, '%')}), so chance would decide the verdict`,
+        ),
+  );
   checks.push(
     numeric(S, '§5.4.1: best host-based sample ≈ a third of the host mean', 1 / 3, hd.min / hd.mean, 0.2, '', 'validation', `best ${fmt(hd.min / us, ' µs')}, mean ${fmt(hd.mean / us, ' µs')}`),
   );

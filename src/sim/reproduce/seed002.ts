@@ -67,8 +67,12 @@ type Pattern = 'uniform' | 'complement' | undefined;
  */
 export const SEED002_BG_BYTES = 200;
 
+/** Runs per loaded barrier point without --quick; rows that need them are `info` with fewer. */
+const DEFAULT_RUNS = 10;
+
 export function seed002(o: Seed002Options = {}): SeedReproduction {
-  const runs = o.runs ?? 10;
+  const runs = o.runs ?? DEFAULT_RUNS;
+  const reduced = runs < DEFAULT_RUNS;
   const loadedBytes = o.loadedBytes ?? 1 << 20;
   const es: MachineSpec = getPreset('es40');
   const checks: SimCheck[] = [];
@@ -157,7 +161,19 @@ export function seed002(o: Seed002Options = {}): SeedReproduction {
     ),
   );
   const loaded64 = hwDist(64, 'uniform');
-  checks.push(verdict(S, 'R21/R25: elan_hgsync under uniform traffic: more than 93% under 20 µs', '> 93%', `${(share(loaded64, 20 * us) * 100).toFixed(0)}%`, share(loaded64, 20 * us) > 0.93, '> 93%', 'validation'));
+  const r21Claim = 'R21/R25: elan_hgsync under uniform traffic: more than 93% under 20 µs';
+  const r21Ours = `${(share(loaded64, 20 * us) * 100).toFixed(0)}%`;
+  checks.push(
+    reduced
+      ? info(
+          S,
+          r21Claim,
+          '> 93%',
+          r21Ours,
+          `judged only without --quick (${4 * DEFAULT_RUNS} samples): with ${loaded64.length} samples one over 20 µs moves the share by ${(100 / loaded64.length).toFixed(0)} points and alone decides the verdict`,
+        )
+      : verdict(S, r21Claim, '> 93%', r21Ours, share(loaded64, 20 * us) > 0.93, '> 93%', 'validation'),
+  );
   checks.push(
     verdict(S, 'R12: uniform traffic degrades the barriers more than complement (64 nodes)', 'uniform > complement', `gsync ${fmt(gu[1], '')} vs ${fmt(gc[1], ' µs')}; hgsync ${fmt(hu[1], '')} vs ${fmt(hc[1], ' µs')}`, gu[1] > gc[1] && hu[1] > hc[1], 'both', 'validation'),
   );
@@ -179,7 +195,19 @@ export function seed002(o: Seed002Options = {}): SeedReproduction {
     ),
   );
   checks.push(notMatchable(S, 'R16: elan_hgsync increase 4 → 64 nodes, empty network', '29%', `${inc(h[0], h[3]).toFixed(0)}%`, 'the OS-scheduling rise of R9/R11 is not modelled (the network adds one multicast level above 4 and 16 nodes)'));
-  checks.push(numeric(S, 'R16: elan_hgsync increase 4 → 64 nodes, uniform traffic', 86, inc(hu[0], hu[1]), 0.3, '%', 'validation', `${fmt(hu[0], '')} → ${fmt(hu[1], ' µs')}; ${osNote}`));
+  const r16Claim = 'R16: elan_hgsync increase 4 → 64 nodes, uniform traffic';
+  const r16Note = `${fmt(hu[0], '')} → ${fmt(hu[1], ' µs')}; ${osNote}`;
+  checks.push(
+    reduced
+      ? info(
+          S,
+          r16Claim,
+          '86%',
+          fmt(inc(hu[0], hu[1]), '%'),
+          `judged only without --quick (${DEFAULT_RUNS} runs per point): a ratio of two ${runs}-run means under random background traffic; ${r16Note}`,
+        )
+      : numeric(S, r16Claim, 86, inc(hu[0], hu[1]), 0.3, '%', 'validation', r16Note),
+  );
   checks.push(numeric(S, 'R19: elan_hgsync increase 4 → 64 nodes, complement traffic', 40, inc(hc[0], hc[1]), 0.5, '%', 'validation', `${fmt(hc[0], '')} → ${fmt(hc[1], ' µs')}; ${osNote}`));
 
   // ---- Broadcast, empty network (R27–R33).
