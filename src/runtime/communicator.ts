@@ -226,6 +226,14 @@ function freedError(): ArgumentError {
 const CONTEXT_COUNTER_LIMIT = 1 << 19;
 
 /** Per-call wait description (built lazily: it is only needed for errors). */
+/**
+ * How long a multicast collective still waits for a root that has returned (its node
+ * delivers the buffered message, rebroadcasting under loss, until fail-over to the tree
+ * after 4 × maxfail rebroadcasts: seconds with the default settings); other calls use
+ * the engine's 1.5 s.
+ */
+const MCAST_EXIT_GRACE_MS = 30_000;
+
 class CallInfo implements WaitInfo {
   constructor(
     private readonly kind: string,
@@ -236,6 +244,7 @@ class CallInfo implements WaitInfo {
     readonly deadline: number,
     readonly worldOf: Int32Array,
     readonly hint?: string,
+    readonly exitGraceMs?: number,
   ) {}
   get what(): string {
     return `${this.kind}${this.seq >= 0 ? ` #${this.seq}` : ''} on communicator ${this.comm.context} (${this.comm.size} ranks, this is rank ${this.comm.rank})`;
@@ -1249,7 +1258,7 @@ export class Communicator {
       (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
       return result();
     }
-    const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf);
+    const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, undefined, plan.algorithm.includes('multicast') ? MCAST_EXIT_GRACE_MS : undefined);
     // Debug mode agrees before the sequence number moves: how far a call moves it depends
     // on its path (plan phases, offloaded or not), which mismatching ranks disagree on.
     if (debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);

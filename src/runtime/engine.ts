@@ -57,6 +57,13 @@ export interface WaitInfo {
   readonly worldOf: Int32Array;
   /** What to suggest when it times out (default: about collectives). */
   readonly hint?: string;
+  /**
+   * How long after a rank it waits for has returned the wait still expects that rank's
+   * data (default EXIT_GRACE_MS). Longer for multicast collectives: a root returns once
+   * its message is buffered, and its node delivers it, with NACKs and rebroadcasts under
+   * loss, after the root has returned.
+   */
+  readonly exitGraceMs?: number;
 }
 
 interface Active {
@@ -280,7 +287,7 @@ export class Engine {
         if (!exits.exited(w)) continue;
         const seen = this.exitSeen.get(w) ?? now;
         this.exitSeen.set(w, seen);
-        if (now - seen >= EXIT_GRACE_MS) {
+        if (now - seen >= (info.exitGraceMs ?? EXIT_GRACE_MS)) {
           return new RankFailedError(w, `returned from its program while world rank ${this.ep.rank} still waits for it in ${info.what}; every rank must make the same collective calls (and matching sends) before returning`);
         }
       }
