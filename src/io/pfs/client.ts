@@ -21,6 +21,7 @@ import { FileError } from '../errors.js';
 import { localSize, logicalEnd, split } from './layout.js';
 import { chooseMode, type MessagingOptions } from './policy.js';
 import type { FileMeta } from './server.js';
+import { StreamPieces } from './stream.js';
 import { FrameReader, sendFrame, type Frame, type Header } from './wire.js';
 
 export type PfsOpenMode = 'r' | 'w' | 'rw' | 'a';
@@ -82,49 +83,19 @@ async function retried<T>(f: () => Promise<T>): Promise<T> {
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
-/** The first part that holds stream byte `at` or any later one (binary search over the part starts). */
-function firstPart(starts: readonly number[], at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 /** The subarrays of `parts` (a stream cut into pieces) covering stream bytes [at, at + n). */
-function piecesOf(parts: readonly Uint8Array[], starts: readonly number[], at: number, n: number): Uint8Array[] {
+function piecesOf(parts: readonly Uint8Array[], stream: StreamPieces, at: number, n: number): Uint8Array[] {
   const out: Uint8Array[] = [];
-  const end = at + n;
-  for (let i = firstPart(starts, at); i < parts.length && starts[i] < end; i++) {
-    const lo = Math.max(at, starts[i]);
-    const hi = Math.min(end, starts[i] + parts[i].byteLength);
-    if (hi > lo) out.push(parts[i].subarray(lo - starts[i], hi - starts[i]));
-  }
+  stream.forEach(at, at + n, (i, from, to, into) => out.push(parts[i].subarray(into, into + to - from)));
   return out;
 }
 
 /** Copy stream bytes [at, at + data.length) into the pieces of `parts` they belong to. */
-function scatter(parts: readonly Uint8Array[], starts: readonly number[], at: number, data: Uint8Array): void {
-  const end = at + data.byteLength;
-  for (let i = firstPart(starts, at); i < parts.length && starts[i] < end; i++) {
-    const lo = Math.max(at, starts[i]);
-    const hi = Math.min(end, starts[i] + parts[i].byteLength);
-    if (hi > lo) parts[i].set(data.subarray(lo - at, hi - at), lo - starts[i]);
-  }
+function scatter(parts: readonly Uint8Array[], stream: StreamPieces, at: number, data: Uint8Array): void {
+  stream.forEach(at, at + data.byteLength, (i, from, to, into) => parts[i].set(data.subarray(from - at, to - at), into));
 }
 
-function startsOf(parts: readonly Uint8Array[]): number[] {
-  const s: number[] = [];
-  let at = 0;
-  for (const p of parts) {
-    s.push(at);
-    at += p.byteLength;
-  }
-  return s;
-}
+const streamOf = (parts: readonly Uint8Array[]): StreamPieces => new StreamPieces(parts.map((p) => p.byteLength));
 
 export class PfsClient {
   readonly counters: PfsClientCounters = { requests: 0, eager: 0, rendezvousPull: 0, rendezvousPush: 0, finMessages: 0, bytesWritten: 0, bytesRead: 0, connects: 0 };
@@ -200,10 +171,10 @@ export class PfsClient {
 
   /** Split the runs over the servers; each server's memory is the caller's pieces cut at the same places (no copy). */
   private async perServer(meta: FileMeta, runs: readonly Run[], bufs: readonly Uint8Array[], go: (s: number, regions: [number, number][], mem: Uint8Array[]) => Promise<void>): Promise<void> {
-    const starts = startsOf(bufs);
+    const stream = streamOf(bufs);
     await Promise.all(
       split(runs, meta).map(async (p) => {
-        const mem = p.regions.map(([, n], i) => piecesOf(bufs, starts, p.bufAt[i], n));
+        const mem = p.regions.map(([, n], i) => piecesOf(bufs, stream, p.bufAt[i], n));
         if (this.o.listIo === false) for (let i = 0; i < p.regions.length; i++) await retried(() => go(p.server, [p.regions[i]], mem[i]));
         else await retried(() => go(p.server, p.regions, mem.flat()));
       }),
@@ -234,7 +205,7 @@ export class PfsClient {
       await this.request(s, c, { t: 'write', handle: meta.handle, regions }, mem, what);
       return;
     }
-    const starts = startsOf(mem);
+    const stream = streamOf(mem);
     const fin = c.messaging.completion === 'fin';
     this.bulk++;
     try {
@@ -244,11 +215,11 @@ export class PfsClient {
           if (f.h.at === 0) this.counters.rendezvousPull++;
           const at = Number(f.h.at);
           const n = Number(f.h.bytes);
-          sendFrame(c.socket, { t: 'data', id, at }, piecesOf(mem, starts, at, n));
+          sendFrame(c.socket, { t: 'data', id, at }, piecesOf(mem, stream, at, n));
           if (fin && at + n === len) this.fin(c, id);
         } else if (t === 'cts') {
           this.counters.rendezvousPush++;
-          void this.push(c, id, mem, starts, len).then(() => fin && this.fin(c, id));
+          void this.push(c, id, mem, stream, len).then(() => fin && this.fin(c, id));
         } else if (t === 'ok') done();
       });
     } finally {
@@ -258,7 +229,7 @@ export class PfsClient {
 
   private async readList(s: number, meta: FileMeta, regions: [number, number][], mem: Uint8Array[]): Promise<void> {
     const c = await this.conn(s);
-    const starts = startsOf(mem);
+    const stream = streamOf(mem);
     const len = sum(mem.map((m) => m.byteLength));
     const what = `read of pfs:${meta.name}`;
     this.counters.bytesRead += len;
@@ -279,7 +250,7 @@ export class PfsClient {
         const t = f.h.t;
         if (t === 'ok') {
           this.counters.eager++;
-          scatter(mem, starts, 0, f.payload);
+          scatter(mem, stream, 0, f.payload);
           done();
         } else if (t === 'rts') {
           bulk = true;
@@ -293,7 +264,7 @@ export class PfsClient {
             sendFrame(c.socket, { t: 'cts', id });
           }
         } else if (t === 'data') {
-          scatter(mem, starts, Number(f.h.at), f.payload);
+          scatter(mem, stream, Number(f.h.at), f.payload);
           got += f.payload.byteLength;
           if (mode === 'pull') pull(id);
           if (got === len) {
@@ -313,10 +284,10 @@ export class PfsClient {
   }
 
   /** Push every chunk of a write, pacing on the socket's drain. */
-  private async push(c: Connection, id: number, mem: Uint8Array[], starts: number[], len: number): Promise<void> {
+  private async push(c: Connection, id: number, mem: Uint8Array[], stream: StreamPieces, len: number): Promise<void> {
     for (let at = 0; at < len; ) {
       const n = Math.min(c.messaging.chunk, len - at);
-      const ok = sendFrame(c.socket, { t: 'data', id, at }, piecesOf(mem, starts, at, n));
+      const ok = sendFrame(c.socket, { t: 'data', id, at }, piecesOf(mem, stream, at, n));
       at += n;
       if (!ok && at < len && !c.socket.destroyed) await new Promise<void>((r) => c.socket.once('drain', r));
     }

@@ -20,6 +20,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { ArgumentError } from '../../core/errors.js';
 import { chooseMode, DEFAULT_MESSAGING, type MessagingOptions } from './policy.js';
+import { StreamPieces } from './stream.js';
 import { FrameReader, sendFrame, type Frame, type Header } from './wire.js';
 
 export interface FileMeta {
@@ -71,8 +72,8 @@ interface Bulk {
   readonly dir: 'write' | 'read';
   readonly fd: number;
   readonly regions: [number, number][];
-  /** Stream offset where each region starts. */
-  readonly starts: number[];
+  /** Which regions hold which bytes of the transfer. */
+  readonly stream: StreamPieces;
   readonly len: number;
   readonly clientLoad: number;
   mode: 'pull' | 'push';
@@ -96,15 +97,7 @@ class RequestError extends Error {}
 
 const PULL_WINDOW = 2;
 
-function startsOf(regions: readonly [number, number][]): number[] {
-  const s: number[] = [];
-  let at = 0;
-  for (const [, n] of regions) {
-    s.push(at);
-    at += n;
-  }
-  return s;
-}
+const streamOf = (regions: readonly [number, number][]): StreamPieces => new StreamPieces(regions.map(([, n]) => n));
 
 function checkRegions(x: unknown): [number, number][] {
   if (!Array.isArray(x)) throw new RequestError('regions must be a list');
@@ -375,16 +368,16 @@ export class IoServer {
     if (h.t === 'write' && !h.rdv) {
       if (payload.byteLength !== len) throw new RequestError(`a write of ${len} bytes came with ${payload.byteLength}`);
       this.counters.eager++;
-      this.writeStream(fd, regions, startsOf(regions), 0, payload);
+      this.writeStream(fd, regions, streamOf(regions), 0, payload);
       this.send(s, { t: 'ok', id });
       return;
     }
     if (h.t === 'read' && len <= this.options.eager) {
       this.counters.eager++;
-      this.send(s, { t: 'ok', id }, [this.readStream(fd, regions, startsOf(regions), 0, len)]);
+      this.send(s, { t: 'ok', id }, [this.readStream(fd, regions, streamOf(regions), 0, len)]);
       return;
     }
-    const b: Bulk = { dir: h.t === 'write' ? 'write' : 'read', fd, regions, starts: startsOf(regions), len, clientLoad: Number(h.load ?? 0), mode: 'pull', got: 0, nextPull: 0, sent: 0, pulled: false, started: false, finished: false };
+    const b: Bulk = { dir: h.t === 'write' ? 'write' : 'read', fd, regions, stream: streamOf(regions), len, clientLoad: Number(h.load ?? 0), mode: 'pull', got: 0, nextPull: 0, sent: 0, pulled: false, started: false, finished: false };
     st.bulks.set(id, b);
     const start = (): boolean => {
       if (!this.clients.has(s) || b.finished) return false;
@@ -428,7 +421,7 @@ export class IoServer {
     const b = st.bulks.get(id);
     if (b === undefined || b.dir !== 'write') throw new RequestError(`data for no write in progress (${id})`);
     if (!(at >= 0 && at + payload.byteLength <= b.len)) throw new RequestError(`data at ${at} outside a ${b.len}-byte transfer`);
-    this.writeStream(b.fd, b.regions, b.starts, at, payload);
+    this.writeStream(b.fd, b.regions, b.stream, at, payload);
     b.got += payload.byteLength;
     if (b.mode === 'pull') this.pullMore(s, id, b);
     // Completion by event: the last byte's arrival. With 'fin', the client's FIN completes it.
@@ -469,7 +462,7 @@ export class IoServer {
 
   private sendChunk(s: Socket, id: number, b: Bulk, at: number, n: number): boolean {
     if (!(at >= 0 && n >= 0 && at + n <= b.len)) throw new RequestError(`a chunk at ${at} of ${n} bytes is outside a ${b.len}-byte transfer`);
-    return this.send(s, { t: 'data', id, at }, [this.readStream(b.fd, b.regions, b.starts, at, n)]);
+    return this.send(s, { t: 'data', id, at }, [this.readStream(b.fd, b.regions, b.stream, at, n)]);
   }
 
   private finish(s: Socket, st: ClientState, id: number, b: Bulk): void {
@@ -490,44 +483,25 @@ export class IoServer {
   }
 
   /** Write stream bytes [at, at + data.length) to the regions they belong to, each straight from `data`. */
-  private writeStream(fd: number, regions: readonly [number, number][], starts: readonly number[], at: number, data: Uint8Array): void {
-    const end = at + data.byteLength;
-    for (let i = this.firstRegion(starts, at); i < regions.length && starts[i] < end; i++) {
-      const lo = Math.max(at, starts[i]);
-      const hi = Math.min(end, starts[i] + regions[i][1]);
-      if (hi <= lo) continue;
-      let done = 0;
-      while (done < hi - lo) done += writeSync(fd, data, lo - at + done, hi - lo - done, regions[i][0] + (lo - starts[i]) + done);
-    }
+  private writeStream(fd: number, regions: readonly [number, number][], stream: StreamPieces, at: number, data: Uint8Array): void {
+    stream.forEach(at, at + data.byteLength, (i, from, to, into) => {
+      for (let done = 0; done < to - from; ) done += writeSync(fd, data, from - at + done, to - from - done, regions[i][0] + into + done);
+    });
     this.counters.bytesWritten += data.byteLength;
     if (this.o.syncWrites) fdatasyncSync(fd);
   }
 
   /** Stream bytes [at, at + n) read from their regions straight into the outgoing buffer; bytes past the datafile's end are zeros (holes). */
-  private readStream(fd: number, regions: readonly [number, number][], starts: readonly number[], at: number, n: number): Uint8Array {
+  private readStream(fd: number, regions: readonly [number, number][], stream: StreamPieces, at: number, n: number): Uint8Array {
     const out = Buffer.alloc(n);
-    const end = at + n;
-    for (let i = this.firstRegion(starts, at); i < regions.length && starts[i] < end; i++) {
-      const lo = Math.max(at, starts[i]);
-      const hi = Math.min(end, starts[i] + regions[i][1]);
-      for (let done = 0; done < hi - lo; ) {
-        const got = readSync(fd, out, lo - at + done, hi - lo - done, regions[i][0] + (lo - starts[i]) + done);
+    stream.forEach(at, at + n, (i, from, to, into) => {
+      for (let done = 0; done < to - from; ) {
+        const got = readSync(fd, out, from - at + done, to - from - done, regions[i][0] + into + done);
         if (got === 0) break;
         done += got;
       }
-    }
+    });
     this.counters.bytesRead += n;
     return out;
-  }
-
-  private firstRegion(starts: readonly number[], at: number): number {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
   }
 }
