@@ -11,12 +11,11 @@
  * (MPI-Tile-IO: each rank a tile of a row-major 2-D array through a subarray file
  * view; see the C file's header for the grid and tile shape).
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArgumentError, CollectivesError } from '../core/errors.js';
-import { peerBinary, peerRunArgs, TOOLS, type PeerMpi } from './peer.js';
+import { ArgumentError } from '../core/errors.js';
+import { mpirunJson, peerBinary, peerRunArgs, TOOLS, type PeerMpi } from './peer.js';
 
 export type PeerIoPattern = 'contiguous' | 'tile';
 
@@ -83,20 +82,8 @@ export function runPeerIo(mpi: PeerMpi, r: PeerIoRun): Promise<PeerIoRecord[]> {
   const collective = r.collective ?? true;
   const args = [...peerRunArgs(mpi), ...(r.mpirunArgs ?? []), '-np', String(r.ranks), bin, r.pattern, String(r.bytesPerRank), String(r.reps), file, collective ? '1' : '0'];
   if (r.pattern === 'tile') args.push(String(r.elemBytes ?? 32));
-  return new Promise((resolve, reject) => {
-    execFile(t.run, args, { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 600_000 }, (err, stdout, stderr) => {
-      if (err) {
-        rmSync(file, { force: true }); // the program deletes it on success only
-        const how = collective ? 'collective' : 'independent';
-        reject(new CollectivesError('RANK_FAILED', `${t.run} mpi_io_bench ${r.pattern} (${how}) on ${r.ranks} ranks in ${r.dir} failed: ${excerpt(stdout, stderr, err.message)}`));
-        return;
-      }
-      resolve(
-        stdout
-          .split('\n')
-          .filter((l) => l.startsWith('{"pattern"'))
-          .map((l) => JSON.parse(l) as PeerIoRecord),
-      );
-    });
+  return mpirunJson<PeerIoRecord>(mpi, args, '{"pattern"', (stdout, stderr, message) => {
+    rmSync(file, { force: true }); // the program deletes it on success only
+    return `${t.run} mpi_io_bench ${r.pattern} (${collective ? 'collective' : 'independent'}) on ${r.ranks} ranks in ${r.dir} failed: ${excerpt(stdout, stderr, message)}`;
   });
 }

@@ -102,23 +102,31 @@ export function peerRunArgs(mpi: PeerMpi): string[] {
   return [...root, ...TOOLS[mpi].runArgs];
 }
 
-/** Run the MPI program for one collective over a size range. */
-export function runPeer(mpi: PeerMpi, r: PeerRun): Promise<PeerRecord[]> {
-  const t = TOOLS[mpi];
-  const bin = peerBinary(mpi);
-  const args = [...peerRunArgs(mpi), ...(r.mpirunArgs ?? []), '-np', String(r.ranks), bin, r.collective, ...sizeArgs(r), String(r.iterations), r.datatype ?? 'float64', r.op ?? 'sum'];
+/**
+ * Run a peer program under the MPI's launcher and parse its JSON lines (those starting
+ * with `prefix`); on failure reject with a RANK_FAILED error whose text `failure` makes.
+ */
+export function mpirunJson<T>(mpi: PeerMpi, args: readonly string[], prefix: string, failure: (stdout: string, stderr: string, message: string) => string): Promise<T[]> {
   return new Promise((resolve, reject) => {
-    execFile(t.run, args, { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 600_000 }, (err, stdout, stderr) => {
+    execFile(TOOLS[mpi].run, args, { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 600_000 }, (err, stdout, stderr) => {
       if (err) {
-        reject(new CollectivesError('RANK_FAILED', `${t.run} ${r.collective} on ${r.ranks} ranks failed: ${(stderr || err.message).trim().split('\n').slice(0, 5).join(' | ')}`));
+        reject(new CollectivesError('RANK_FAILED', failure(stdout, stderr, err.message)));
         return;
       }
       resolve(
         stdout
           .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as PeerRecord),
+          .filter((l) => l.startsWith(prefix))
+          .map((l) => JSON.parse(l) as T),
       );
     });
   });
+}
+
+/** Run the MPI program for one collective over a size range. */
+export function runPeer(mpi: PeerMpi, r: PeerRun): Promise<PeerRecord[]> {
+  const t = TOOLS[mpi];
+  const bin = peerBinary(mpi);
+  const args = [...peerRunArgs(mpi), ...(r.mpirunArgs ?? []), '-np', String(r.ranks), bin, r.collective, ...sizeArgs(r), String(r.iterations), r.datatype ?? 'float64', r.op ?? 'sum'];
+  return mpirunJson<PeerRecord>(mpi, args, '{', (_out, stderr, message) => `${t.run} ${r.collective} on ${r.ranks} ranks failed: ${(stderr || message).trim().split('\n').slice(0, 5).join(' | ')}`);
 }
