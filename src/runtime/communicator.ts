@@ -1258,7 +1258,7 @@ export class Communicator {
       (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
       return result();
     }
-    const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, undefined, plan.algorithm.includes('multicast') ? MCAST_EXIT_GRACE_MS : undefined);
+    const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, undefined, plan.phases.some((ph) => ph.algorithm.endsWith('/multicast')) ? MCAST_EXIT_GRACE_MS : undefined);
     // Debug mode agrees before the sequence number moves: how far a call moves it depends
     // on its path (plan phases, offloaded or not), which mismatching ranks disagree on.
     if (debug) this.agree(seq, signature(kind, count, type, op, root, o, blocking, reproducible), info);
