@@ -15,6 +15,7 @@ import { modelCommand } from './commands/model.js';
 import { reproduceCommand } from './commands/reproduce.js';
 import { simCommand } from './commands/sim.js';
 import { tuneCommand } from './commands/tune.js';
+import { viewCommand } from './commands/view.js';
 import type { Command } from './command.js';
 import { closest } from './args.js';
 import { readFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ export function version(): string {
   return pkg.version;
 }
 
-export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, machineCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, ioServerCommand, benchCommand, experimentCommand];
+export const COMMANDS: readonly Command[] = [algorithmsCommand, scheduleCommand, modelCommand, tuneCommand, fitCommand, machineCommand, reproduceCommand, simCommand, runCommand, nodeCommand, ringCommand, daemonCommand, ioServerCommand, benchCommand, experimentCommand, viewCommand];
 
 function usage(): string {
   const lines = ['usage: coll <command> [options]   (coll <command> --help for details; coll --version)', '', 'commands:'];

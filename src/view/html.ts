@@ -50,6 +50,7 @@ export function pageHtml(o: PageOptions): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="generator" content="collectives coll view">',
     `<title>${escapeHtml(o.title)}</title>`,
+    '<link rel="icon" href="data:,">',
     o.inline ? `<style>${styleForHtml(o.inline.assets.css)}</style>` : '<link rel="stylesheet" href="page.css">',
     '</head>',
     '<body>',

@@ -27,7 +27,7 @@ async function loadDocument(): Promise<ViewDocument> {
   const embedded = document.getElementById(DATA_ELEMENT_ID);
   if (embedded?.textContent) return JSON.parse(embedded.textContent) as ViewDocument;
   const r = await fetch('document.json', { cache: 'no-store' });
-  if (!r.ok) throw new Error(`document.json: HTTP ${r.status} ${r.statusText}`);
+  if (!r.ok) throw new Error(`document.json: HTTP ${r.status} ${r.statusText}\n${await r.text()}`);
   return (await r.json()) as ViewDocument;
 }
 
