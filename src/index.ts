@@ -40,8 +40,9 @@ export { openFile, CollFile, type FileMode, type OpenOptions } from './io/file.j
 export { FileError } from './io/errors.js';
 export { FileView, type FileViewSpec, type FilePattern } from './io/view.js';
 export { nicAlgorithms } from './offload/engine/nic.js';
-export { launch, type LaunchOptions, type LaunchResult } from './runtime/launcher.js';
-export type { JobReport, NodeReport, LaunchReport } from './runtime/job-report.js';
+export { launch, type LaunchOptions, type LaunchResult, type LaunchTraceOptions } from './runtime/launcher.js';
+export type { JobReport, NodeReport, LaunchReport, JobTraceReport } from './runtime/job-report.js';
+export type { RunTraceFile, RunTraceMeta, SpanEvent, SpanArgs } from './runtime/run-trace.js';
 export { parseHostList, parseHostfile, type HostSlots } from './launch/hosts.js';
 export { setDecisionTable, selectAlgorithm, type Choice } from './exec/selection.js';
 export type { Buffer as BufferLike } from './exec/buffers.js';

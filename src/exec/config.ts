@@ -9,6 +9,7 @@ import type { SharedMemory } from './simd.js';
 import type { StartupScheme } from '../launch/startup/schemes.js';
 import type { ConnectionSettings } from '../transport/connections.js';
 import type { MpiFlavour, TransportName } from '../transport/mpi/binding.js';
+import type { TraceSettings } from './trace.js';
 
 /** What the launcher tells the ranks about checkpoints (runtime/checkpoint.ts). */
 export interface CheckpointSpec {
@@ -59,6 +60,8 @@ export interface JobSpec {
   readonly workerLoader: string | undefined;
   /** Checkpoints (runtime/checkpoint.ts): where, how many kept, and the one this run restarts from. */
   readonly checkpoint?: CheckpointSpec;
+  /** Span recording (`coll run --trace`, exec/trace.ts): the job's time origin and the spans kept per thread; absent: off. */
+  readonly trace?: TraceSettings;
 }
 
 /**
@@ -130,6 +133,8 @@ export interface RankSpec {
 export const WORKER_KEY = '__collectivesRank';
 /** Key of the message a rank thread posts to its node process when it calls comm.abort(). */
 export const ABORT_KEY = '__collectivesAbort';
+/** Key of the message with a thread's recorded spans (exec/trace.ts), posted by a rank or engine thread as it ends. */
+export const TRACE_KEY = '__collectivesTrace';
 
 /** The rank spec when this thread is a rank started by the launcher, else undefined. */
 export function launchedSpec(): RankSpec | undefined {

@@ -24,6 +24,7 @@ import { SPACE_COLL, type Endpoint, type RecvOp, type SendOp } from '../transpor
 import type { Region } from '../schedule/types.js';
 import { K_COPY, K_RECV, K_REDUCE, K_SEND, type CompiledSchedule } from './compiled.js';
 import type { Task } from './task.js';
+import type { Tracer } from './trace.js';
 
 export interface ExecutionContext {
   readonly endpoint: Endpoint;
@@ -36,6 +37,8 @@ export interface ExecutionContext {
   readonly kernel: Kernel | undefined;
   /** 16-bit call signature carried by and checked on every message (call-signature.ts); 0/absent: none. */
   readonly sig?: number;
+  /** Records every step as a span (`coll run --trace`, trace.ts); absent: tracing is off. */
+  readonly trace?: Tracer;
 }
 
 export class Execution implements Task {
@@ -51,6 +54,8 @@ export class Execution implements Task {
   /** Per multicast group: 0 not posted yet, 1 posted as one multicast, 2 declined (ordinary sends). */
   private readonly mcastState: Uint8Array | undefined;
   private started = false;
+  /** Tracing: each step's start (µs since the job's origin; NaN once its span is recorded). Undefined: tracing is off. */
+  private readonly t0: Float64Array | undefined;
   /** Called once when every step has completed (e.g. to recycle scratch buffers). */
   onSuccess: (() => void) | undefined;
 
@@ -65,6 +70,7 @@ export class Execution implements Task {
     this.finished = new Uint8Array(cs.n);
     this.ops = new Array<SendOp | RecvOp | undefined>(cs.n);
     this.mcastState = cs.mcastGroup ? new Uint8Array(cs.mcastMembers.length) : undefined;
+    this.t0 = x.trace !== undefined ? new Float64Array(cs.n) : undefined;
   }
 
   start(): void {
@@ -104,6 +110,7 @@ export class Execution implements Task {
 
   private run(i: number): void {
     const cs = this.cs;
+    if (this.t0 !== undefined && this.t0[i] === 0) this.t0[i] = (this.x.trace as Tracer).now();
     switch (cs.kind[i]) {
       case K_SEND: {
         if (cs.mcastGroup !== undefined && cs.mcastGroup[i] >= 0 && this.multicast(i, cs.mcastGroup[i])) return;
@@ -224,7 +231,13 @@ export class Execution implements Task {
         if (cs.buf[p] === db && cs.off[p] < d1 && d0 < cs.off[p] + cs.cnt[p]) return false;
       }
     }
-    this.reduce(d, cs.fuseOperand[r], payload);
+    if (this.t0 !== undefined) {
+      // The fused reduce runs now, inside the receive's completion: its span is this.
+      const start = (this.x.trace as Tracer).now();
+      this.reduce(d, cs.fuseOperand[r], payload);
+      this.t0[d] = start;
+      this.traceStep(d);
+    } else this.reduce(d, cs.fuseOperand[r], payload);
     this.fused[d] = 1;
     return true;
   }
@@ -238,6 +251,7 @@ export class Execution implements Task {
   }
 
   private complete(i: number): void {
+    if (this.t0 !== undefined) this.traceStep(i);
     this.ops[i] = undefined;
     this.finished[i] = 1;
     this.completed++;
@@ -250,6 +264,24 @@ export class Execution implements Task {
       this.done = true;
       this.onSuccess?.();
     }
+  }
+
+  /** Record step i's span (once), from its start to now, with its message's address. */
+  private traceStep(i: number): void {
+    const t0 = this.t0 as Float64Array;
+    const start = t0[i];
+    if (Number.isNaN(start)) return;
+    t0[i] = NaN;
+    const x = this.x;
+    const tr = x.trace as Tracer;
+    const cs = this.cs;
+    const kind = cs.kind[i];
+    const st = cs.source.steps[i];
+    const peer = kind === K_SEND || kind === K_RECV ? x.worldOf[cs.peer[i]] : -1;
+    const n = tr.span(kind + 1, start === 0 ? tr.now() : start, tr.now(), peer, cs.cnt[i] * x.elementSize, st.phase !== undefined ? tr.label(st.phase) : -1, i, st.round);
+    const me = x.endpoint.rank;
+    if (kind === K_SEND) tr.message(n, x.context, SPACE_COLL, x.seq, me, peer, cs.msgIndex[i]);
+    else if (kind === K_RECV) tr.message(n, x.context, SPACE_COLL, x.seq, peer, me, cs.msgIndex[i]);
   }
 
   /** Fail the execution and withdraw its unmatched receives. */

@@ -37,6 +37,7 @@ import type { RankRuntime } from './rank-runtime.js';
 import { Request } from './request.js';
 import { initShmBlock, shmBlockBytes, ShmCollectives, type NumberArray, type NumberArrayConstructor } from './shm-collectives.js';
 import { OpsTask, OpTask, ProbeTask, Sequence, type Task } from '../exec/task.js';
+import { SK_COLLECTIVE, SK_RECV, SK_SEND, type Tracer } from '../exec/trace.js';
 import { ENGINE_GRACE_MS, OffloadClient } from './offload-client.js';
 import { MpiTask } from './mpi-task.js';
 import { ABORT_KEY, bigSlotBytes, launchedSpec, SHM_BLOCK_LIMIT, SHM_SLOT_BYTES } from '../exec/config.js';
@@ -455,7 +456,10 @@ export class Communicator {
           sig = this.laneSig = callSignature('allreduce', n, datatypeOf(sendbuf as ArrayBufferView), SUM, 0);
           this.laneCtor = ctor;
         }
+        const tr = this.rt.trace;
+        const t0 = tr === undefined ? 0 : tr.now();
         shm.allreduceSum(sendbuf as unknown as NumberArray, out as unknown as NumberArray, n, ctor as NumberArrayConstructor, sig, seq, timeoutOf(o, this.defaults.timeoutMs));
+        if (tr !== undefined) this.traceCall(tr, 'allreduce', 'allreduce/shm_flat', t0, n * (sendbuf as unknown as NumberArray).BYTES_PER_ELEMENT);
         return out;
       }
     }
@@ -640,7 +644,14 @@ export class Communicator {
     const ep = this.rt.endpoint;
     const key = { context: this.context, space: SPACE_P2P, tag, src: ep.rank, dst: this.worldOf[dest], index: 0 } as const;
     const task = new OpTask(() => ep.isend(key, data), [dest]);
-    return this.runTask(task, `send to ${dest}, tag ${tag}`, o, blocking, noResult, 'no matching receive was posted (a send completes when it is received): check the destination, tag and communicator of the receives, or raise timeoutMs');
+    const tr = this.rt.trace;
+    let span: (() => void) | undefined;
+    if (tr !== undefined) {
+      const t0 = tr.now();
+      const k = tr.p2pIndex(true, key.context, tag, key.dst);
+      span = () => tr.message(tr.span(SK_SEND, t0, tr.now(), key.dst, data.byteLength, tr.label(`send tag ${tag}`), -1, -1), key.context, SPACE_P2P, tag, key.src, key.dst, k);
+    }
+    return this.runTask(task, `send to ${dest}, tag ${tag}`, o, blocking, noResult, 'no matching receive was posted (a send completes when it is received): check the destination, tag and communicator of the receives, or raise timeoutMs', span);
   }
 
   /** Receive into `buf` from `source` (or ANY_SOURCE) with `tag` (or ANY_TAG). */
@@ -666,10 +677,21 @@ export class Communicator {
     const task = new OpTask(() => ep.irecv(key, data), peers);
     const from = `recv from ${source === ANY_SOURCE ? 'any source' : source}, ${tag === ANY_TAG ? 'any tag' : `tag ${tag}`}`;
     const hint = 'no matching send arrived: check the source, tag and communicator of the sends, or raise timeoutMs';
+    const tr = this.rt.trace;
+    let span: (() => void) | undefined;
+    if (tr !== undefined) {
+      const t0 = tr.now();
+      span = () => {
+        // The message's source and tag are known now (any source, any tag): the k-th from it with that tag.
+        const op = task.op as RecvOp;
+        const k = tr.p2pIndex(false, key.context, op.tag, op.source);
+        tr.message(tr.span(SK_RECV, t0, tr.now(), op.source, op.bytes, tr.label(`recv tag ${op.tag}`), -1, -1), key.context, SPACE_P2P, op.tag, op.source, key.dst, k);
+      };
+    }
     return this.runTask(task, from, o, blocking, () => {
       const op = task.op as RecvOp;
       return { source: this.rankOfWorld.get(op.source) ?? -1, tag: op.tag, bytes: op.bytes, count: op.bytes / type.size };
-    }, hint);
+    }, hint, span);
   }
 
   /**
@@ -866,6 +888,10 @@ export class Communicator {
   /** Run one vector collective's messages (receives exact: a count that disagrees is a MismatchError). */
   private exchange(kind: string, blocks: readonly Block[], o: { readonly timeoutMs?: number } | undefined, blocking: boolean, result: () => unknown): unknown {
     if (this.freed) throw freedError();
+    const tr = this.rt.trace;
+    const t0 = tr === undefined ? 0 : tr.now();
+    const bytes = tr === undefined ? 0 : blocks.reduce((s, b) => s + (b.send ? b.data.byteLength : 0), 0);
+    const span = tr === undefined ? undefined : (): void => this.traceCall(tr, kind, `${kind}/linear`, t0, bytes);
     const seq = this.seq;
     this.seq = (seq + 1) & 0x3fffffff;
     const ep = this.rt.endpoint;
@@ -880,9 +906,10 @@ export class Communicator {
     const task = new OpsTask(tasks);
     if (blocking) {
       this.rt.engine.run(task, info);
+      span?.();
       return result();
     }
-    return this.track(new Request(this.rt.engine, task, info, result));
+    return this.track(new Request(this.rt.engine, task, info, result, span));
   }
 
   // ------------------------------------------------------ object collectives
@@ -1228,6 +1255,8 @@ export class Communicator {
     result: () => T,
   ): T | Request<T> {
     if (this.freed) throw freedError();
+    const tr = this.rt.trace;
+    const t0 = tr === undefined ? 0 : tr.now();
     const reproducible = o?.reproducible ?? this.defaults.reproducible;
     const mode = o?.mode ?? this.defaults.mode ?? 'host';
     if (mode !== 'host') {
@@ -1237,7 +1266,7 @@ export class Communicator {
       }
       if (offloadRestriction(kind, op, reproducible) === undefined) {
         this.rt.paths.offloaded();
-        return this.offloaded(mode, kind, send, recv, inPlace, count, type, op as Op | undefined, root, o, blocking, reproducible, result);
+        return this.offloaded(mode, kind, send, recv, inPlace, count, type, op as Op | undefined, root, o, blocking, reproducible, result, t0);
       }
     }
     let plan: Plan;
@@ -1256,8 +1285,10 @@ export class Communicator {
       // The latency-critical path: no clock reads or allocations unless the call has to wait long.
       this.seq = (seq + 1) & 0x3fffffff;
       (this.shm as ShmCollectives).run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
+      if (tr !== undefined) this.traceCall(tr, kind, plan.algorithm, t0, count * type.size);
       return result();
     }
+    const span = tr === undefined ? undefined : (): void => this.traceCall(tr, kind, plan.algorithm, t0, count * type.size);
     const info = new CallInfo(kind, seq, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, undefined, plan.phases.some((ph) => ph.algorithm.endsWith('/multicast')) ? MCAST_EXIT_GRACE_MS : undefined);
     // Debug mode agrees before the sequence number moves: how far a call moves it depends
     // on its path (plan phases, offloaded or not), which mismatching ranks disagree on.
@@ -1268,18 +1299,20 @@ export class Communicator {
       const comm = mpi.comm(this.context, this.worldOf);
       if (blocking) {
         MpiTask.run(mpi, comm, kind, send, recv, count, type, op, root, this.rank);
+        span?.();
         return result();
       }
-      return this.track(new Request(this.rt.engine, new MpiTask(mpi, comm, kind, send, recv, count, type, op, root, this.rank), info, result));
+      return this.track(new Request(this.rt.engine, new MpiTask(mpi, comm, kind, send, recv, count, type, op, root, this.rank), info, result, span));
     }
     if (plan.shm) {
       const shm = this.shm as ShmCollectives;
       if (blocking) {
         shm.run(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs);
+        span?.();
         return result();
       }
       this.rt.paths.flat();
-      return this.track(new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq), info, result));
+      return this.track(new Request(this.rt.engine, shm.task(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq), info, result, span));
     }
     const scheduled = (): Task => {
       this.rt.paths.scheduled();
@@ -1287,16 +1320,25 @@ export class Communicator {
     };
     if (plan.direct) {
       const shm = this.shm as ShmCollectives;
-      if (!blocking) return this.track(new Request(this.rt.engine, shm.directTask(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, scheduled), info, result));
+      if (!blocking) return this.track(new Request(this.rt.engine, shm.directTask(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, scheduled), info, result, span));
       // false: some rank could not share its buffer; every rank then runs the schedule.
-      if (shm.runDirect(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs)) return result();
+      if (shm.runDirect(kind, send, recv, count, type.size, root, plan.kernel, plan.sig, seq, timeoutMs)) {
+        span?.();
+        return result();
+      }
     }
     const task = scheduled();
     if (blocking) {
       this.rt.engine.run(task, info);
+      span?.();
       return result();
     }
-    return this.track(new Request(this.rt.engine, task, info, result));
+    return this.track(new Request(this.rt.engine, task, info, result, span));
+  }
+
+  /** Tracing: the span of one call of this rank, from `t0` to now, labelled "<kind> <algorithm>". */
+  private traceCall(tr: Tracer, kind: string, algorithm: string, t0: number, bytes: number): void {
+    tr.span(SK_COLLECTIVE, t0, tr.now(), -1, bytes, tr.label(`${kind} ${algorithm}`), -1, -1);
   }
 
   /** The plan's schedule phases as one task (the input snapshotted first when the call is in place). */
@@ -1334,9 +1376,12 @@ export class Communicator {
     blocking: boolean,
     reproducible: boolean,
     result: () => T,
+    t0: number,
   ): T | Request<T> {
     // The node plan (cached) validates a named algorithm first, with typed errors, before anything is posted.
     const plan = this.nodePlan(mode, kind, count, type, op, root, o);
+    const tr = this.rt.trace;
+    const span = tr === undefined ? undefined : (): void => this.traceCall(tr, kind, `${mode} ${plan.inter?.algorithm ?? o?.algorithm ?? 'node'}`, t0, count * type.size);
     const client = this.offloadClient();
     const slot = client.slot(this.context, this.worldOf, this.rank);
     const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
@@ -1376,9 +1421,10 @@ export class Communicator {
     );
     if (blocking) {
       this.rt.engine.run(task, info, this.rt.offloadSpinUs);
+      span?.();
       return result();
     }
-    return this.track(new Request(this.rt.engine, task, info, result));
+    return this.track(new Request(this.rt.engine, task, info, result, span));
   }
 
   /** The node-level plan of an offloaded call (cached per shape): roles, addresses, inter-node schedule or NIC protocol. */
@@ -1445,6 +1491,7 @@ export class Communicator {
             seq: seq + i,
             elementSize: es,
             kernel: inter.kernel,
+            trace: this.rt.trace,
           });
           ex.onSuccess = () => scratch.forEach((b) => this.rt.freeScratch(b));
           return ex;
@@ -1492,6 +1539,7 @@ export class Communicator {
       elementSize: es,
       kernel: plan.kernel,
       sig: plan.sig.wire,
+      trace: this.rt.trace,
     });
     ex.onSuccess = () => {
       // Keep small scratch sets for the next call of this shape; give large ones back to the arena.
@@ -1501,15 +1549,16 @@ export class Communicator {
     return ex;
   }
 
-  private runTask<T>(task: Task, what: string, o: CallOptions | undefined, blocking: boolean, result: () => T, hint: string): T | Request<T> {
+  private runTask<T>(task: Task, what: string, o: CallOptions | undefined, blocking: boolean, result: () => T, hint: string, span?: () => void): T | Request<T> {
     if (this.freed) throw freedError();
     const timeoutMs = timeoutOf(o, this.defaults.timeoutMs);
     const info = new CallInfo(what, -1, this, timeoutMs, timeoutMs > 0 ? performance.now() + timeoutMs : Infinity, this.worldOf, hint);
     if (blocking) {
       this.rt.engine.run(task, info);
+      span?.();
       return result();
     }
-    return new Request(this.rt.engine, task, info, result);
+    return new Request(this.rt.engine, task, info, result, span);
   }
 
   /** Debug mode: every rank sends its call signature to rank 0, which answers with a verdict. */

@@ -65,6 +65,8 @@ export interface NodeReport {
   readonly paths?: PathCounters;
   /** V8 helper threads of the node process lowered to `nice` before its ranks started (helper-priority.ts). */
   readonly helperThreads?: { readonly nice: number; readonly lowered: number };
+  /** Spans its threads recorded (`coll run --trace`; absent when tracing was off): threads that sent spans, spans kept, spans dropped. */
+  readonly trace?: { readonly threads: number; readonly spans: number; readonly dropped: number };
 }
 
 export interface JobReport {
@@ -135,8 +137,27 @@ export interface JobReport {
    * taken, the last epoch, bytes written, and the phases (ms, slowest node).
    */
   readonly checkpoint?: JobCheckpointReport;
+  /**
+   * Span recording (`coll run --trace FILE`, `launch({ trace })`; absent when it was
+   * off): spans kept and dropped over every thread, the bound per thread, and the file
+   * the timeline was written to.
+   */
+  readonly trace?: JobTraceReport;
   /** Each node's figures, by node index. */
   readonly nodes: readonly NodeReport[];
+}
+
+export interface JobTraceReport {
+  /** Spans recorded and kept, over every rank thread and offload engine. */
+  readonly spans: number;
+  /** Spans not kept because a thread's buffer was full. */
+  readonly dropped: number;
+  /** Spans kept per thread. */
+  readonly limit: number;
+  /** Threads that sent spans (rank threads and engines). */
+  readonly threads: number;
+  /** Where the Chrome trace was written (absent: not written, e.g. `launch({ trace: true })`). */
+  readonly file?: string;
 }
 
 export interface JobCheckpointReport extends Partial<NodeCheckpointReport> {

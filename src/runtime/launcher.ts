@@ -33,6 +33,8 @@ import { readLines } from '../launch/lines.js';
 import { jobSecret, type RingFile } from '../launch/daemon/protocol.js';
 import { ringRequest } from '../launch/daemon/ring.js';
 import { connectionSettings, type ConnectionSettings } from '../transport/connections.js';
+import { DEFAULT_TRACE_LIMIT, type EncodedTrace, type TraceSettings } from '../exec/trace.js';
+import { runTrace, writeRunTrace, type RunTraceFile } from './run-trace.js';
 
 export const DEFAULT_LAUNCH_AGENT = 'ssh -x -o BatchMode=yes';
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -44,6 +46,7 @@ const STDIO_GRACE_MS = 2000;
 /** Messages of a node process to the launcher (node-main.ts). */
 type NodeMessage =
   | { type: string; rank?: number; reason?: string; network?: boolean; exitCode?: number; report?: NodeReport }
+  | { type: 'trace'; trace: EncodedTrace }
   | { type: 'output'; stream: string; text: string }
   | EndpointsMessage;
 
@@ -126,6 +129,20 @@ export interface LaunchOptions {
   maxRestarts?: number;
   /** I/O servers for `pfs:` files (runtime/io-servers.ts): started for the job, or running ones; the report's `io` has their counters. */
   io?: JobIoOptions;
+  /**
+   * Record a timeline of the run (`coll run --trace FILE`; run-trace.ts): every rank's
+   * calls and schedule steps and its node engine's, returned as `trace` and written to
+   * `file` when given, counted in the report's `trace`. `limit`: spans kept per thread
+   * (default COLL_TRACE_LIMIT, else 10⁶). Not on the MPI transport.
+   */
+  trace?: boolean | LaunchTraceOptions;
+}
+
+export interface LaunchTraceOptions {
+  /** Write the Chrome trace here. */
+  readonly file?: string;
+  /** Spans kept per thread (rank or engine); later ones are counted as dropped. */
+  readonly limit?: number;
 }
 
 export interface LaunchResult {
@@ -139,6 +156,8 @@ export interface LaunchResult {
   readonly pids: readonly number[];
   /** The job report (job-report.ts): timing, connections, frames, engine counters. */
   readonly report: JobReport;
+  /** The run's timeline as a Chrome trace (`trace` option; run-trace.ts). */
+  readonly trace?: RunTraceFile;
 }
 
 const PROGRAM_EXT = /\.(m|c)?(j|t)s$/;
@@ -225,8 +244,12 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
   const program = resolvePath(o.program);
   if (!PROGRAM_EXT.test(program)) throw new ArgumentError(`program '${o.program}' is not a .js/.mjs/.ts/.mts file`);
   if (!existsSync(program)) throw new ArgumentError(`program '${o.program}' does not exist`);
-  if (o.transport === 'mpi') return launchUnderMpi(o, program);
   const vars: Record<string, string | undefined> = { ...process.env, ...o.env };
+  const trace = traceSettings(o.trace, vars);
+  if (o.transport === 'mpi') {
+    if (trace) throw new ArgumentError('tracing (--trace) is not available on the MPI transport', 'use the default TCP transport');
+    return launchUnderMpi(o, program);
+  }
   const arenaMb = o.arenaMb ?? (Number(vars.COLL_ARENA_MB) || 256);
   checkIntRange('arena size (MiB)', arenaMb, 1, 1 << 16);
   const selfTs = import.meta.url.endsWith('.ts');
@@ -257,6 +280,7 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
     loader: loader?.process,
     workerLoader: loader?.worker,
     ...(checkpoint ? { checkpoint } : {}),
+    ...(trace ? { trace } : {}),
   };
   // A ring's daemons derive the job secret from the ring's: it never crosses the network.
   const secret = o.ring ? jobSecret(o.ring, job.jobId) : randomBytes(32).toString('hex');
@@ -277,6 +301,7 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
   let started = 0;
   let initMs = 0;
   const nodeReports: NodeReport[] = [];
+  const tracePieces: EncodedTrace[] = [];
   const children: ChildProcess[] = [];
   const links: (ControlLink<NodeMessage, object> | undefined)[] = new Array<ControlLink<NodeMessage, object> | undefined>(nodes).fill(undefined);
   const connectMs = new Array<number>(nodes).fill(-1);
@@ -360,6 +385,8 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
           initMs = performance.now() - t0;
           startCheckpointTimer();
         }
+      } else if (m.type === 'trace' && 'trace' in m) {
+        tracePieces.push(m.trace);
       } else if (m.type === 'done') {
         done[n] = true;
         if (m.report) nodeReports.push(m.report);
@@ -503,32 +530,57 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
   server?.close();
   process.off('exit', killAll);
   const exitCode = timedOut ? 124 : failure ? (failure.exitCode ?? 1) : 0;
+  const timeline = trace ? runTrace(tracePieces, { ranks: o.ranks, firstRank: job.firstRank, program, args: job.args, origin: trace.origin, limit: trace.limit, exitCode }) : undefined;
+  const traceFile = o.trace !== undefined && typeof o.trace === 'object' ? o.trace.file : undefined;
+  if (timeline && traceFile !== undefined) writeRunTrace(traceFile, timeline);
+  const report = combineReports({
+    ranks: o.ranks,
+    nodeCount: nodes,
+    exitCode,
+    initMs,
+    connectedMs: connectMs.every((v) => v >= 0) ? Math.max(...connectMs) : 0,
+    wallMs: performance.now() - t0,
+    reports: nodeReports,
+    startup: { scheme: job.startup, launcher: exchange.counters },
+    ...(placed
+      ? {
+          launch: {
+            agent: o.ring ? `daemon ring ${o.ring.id}` : agent,
+            ...(ringLaunch ? { ring: ringLaunch } : {}),
+            hosts: placed.map((p, n) => ({ host: p.host, node: n, ranks: [job.firstRank[n], job.firstRank[n + 1] - 1] as const, remote: remote[n] })),
+            connectMs,
+            controlRejected: server?.rejected ?? 0,
+          },
+        }
+      : {}),
+  });
   return {
     exitCode,
     stdout: out.length ? `${out.join('\n')}\n` : '',
     stderr: err.length ? `${err.join('\n')}\n` : '',
     ...(failure ? { failure } : {}),
     pids: children.map((c) => c.pid ?? -1),
-    report: combineReports({
-      ranks: o.ranks,
-      nodeCount: nodes,
-      exitCode,
-      initMs,
-      connectedMs: connectMs.every((v) => v >= 0) ? Math.max(...connectMs) : 0,
-      wallMs: performance.now() - t0,
-      reports: nodeReports,
-      startup: { scheme: job.startup, launcher: exchange.counters },
-      ...(placed
-        ? {
-            launch: {
-              agent: o.ring ? `daemon ring ${o.ring.id}` : agent,
-              ...(ringLaunch ? { ring: ringLaunch } : {}),
-              hosts: placed.map((p, n) => ({ host: p.host, node: n, ranks: [job.firstRank[n], job.firstRank[n + 1] - 1] as const, remote: remote[n] })),
-              connectMs,
-              controlRejected: server?.rejected ?? 0,
-            },
-          }
-        : {}),
-    }),
+    report: timeline && trace
+      ? {
+          ...report,
+          trace: {
+            spans: timeline.otherData.spans,
+            dropped: timeline.otherData.dropped,
+            limit: trace.limit,
+            threads: new Set(tracePieces.map((p) => `${p.rank}:${p.lane}`)).size,
+            ...(traceFile !== undefined ? { file: traceFile } : {}),
+          },
+        }
+      : report,
+    ...(timeline ? { trace: timeline } : {}),
   };
+}
+
+/** The job's tracing settings (undefined: off): its time origin now, and the spans kept per thread. */
+function traceSettings(t: LaunchOptions['trace'], vars: Readonly<Record<string, string | undefined>>): TraceSettings | undefined {
+  if (t === undefined || t === false) return undefined;
+  const env = vars.COLL_TRACE_LIMIT;
+  const limit = (typeof t === 'object' ? t.limit : undefined) ?? (env !== undefined && env !== '' ? Number(env) : DEFAULT_TRACE_LIMIT);
+  checkIntRange(typeof t === 'object' && t.limit !== undefined ? 'trace limit' : 'COLL_TRACE_LIMIT', limit, 1, 1e9);
+  return { origin: performance.timeOrigin + performance.now(), limit };
 }

@@ -13,6 +13,8 @@
  *   node → launcher  { type: 'failed', rank, reason }        (first rank failure)
  *   node → launcher  { type: 'output', stream, text }        (ranks' output, when a daemon
  *                                                             started the node: --output control)
+ *   node → launcher  { type: 'trace', trace }               (`coll run --trace`: a piece of one
+ *                                                             thread's spans, exec/trace.ts)
  *   node → launcher  { type: 'done' }                        (every rank returned)
  * If the launcher goes away (IPC disconnect, or the TCP control connection or standard
  * input closing) the node exits at once, taking its rank threads with it: no orphans.
@@ -25,7 +27,8 @@
 import { parentPort, workerData, type Worker, type WorkerOptions } from 'node:worker_threads';
 import { startWorker as startThread } from './tsx-loader.js';
 import { shmBlockBytes, initShmBlock } from './shm-collectives.js';
-import { ABORT_KEY, WORKER_KEY, worldShmSlotBytes, nodeOfRank, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
+import { ABORT_KEY, TRACE_KEY, WORKER_KEY, worldShmSlotBytes, nodeOfRank, placement, type NodeSpec, type RankSpec } from '../exec/config.js';
+import { encodeTraceChunks, type RawTrace } from '../exec/trace.js';
 import { DEFAULT_FLAGS } from './rank-runtime.js';
 import { arenaMemory } from '../exec/simd.js';
 import { notifyIfSleeping, signalAbort, waitAsync } from '../transport/shm/layout.js';
@@ -76,6 +79,8 @@ const earlyExits: number[] = [];
 const checkpointDue = new SharedArrayBuffer(4);
 /** Each local rank's checkpoint counters, as it last sent them (runtime/checkpoint.ts). */
 const checkpointCounters = new Map<number, CheckpointCounters>();
+/** The spans of this node's rank threads and engine, as each ended (`coll run --trace`). */
+const traces: RawTrace[] = [];
 link.onMessage((m) => {
   if (m.type === 'exited') return exits.handle ? exits.handle(m.rank) : void earlyExits.push(m.rank);
   if (m.type === 'checkpoint-due') return void Atomics.store(new Int32Array(checkpointDue), 0, m.seq);
@@ -425,6 +430,10 @@ function startEngine(): void {
       fail(-1, `the offload engine of node ${node} failed: ${err?.stack ?? err?.message ?? String(e)}`);
     });
     worker.on('exit', () => resolve());
+    worker.on('message', (m: unknown) => {
+      const t = (m as Record<string, RawTrace | undefined> | null)?.[TRACE_KEY];
+      if (t) traces.push(t);
+    });
   });
   engine = { worker, exited };
 }
@@ -486,6 +495,8 @@ for (let l = 0; l < (task ? 0 : localSize); l++) {
         if (a) fail(rank, a.reason, false, a.code);
         const c = (m as Record<string, CheckpointCounters | undefined> | null)?.[CHECKPOINT_KEY];
         if (c) checkpointCounters.set(rank, c);
+        const t = (m as Record<string, RawTrace | undefined> | null)?.[TRACE_KEY];
+        if (t) traces.push(t);
       });
       w.on('exit', (code) => {
         if (code !== 0) fail(rank, `exited with code ${code}`);
@@ -534,6 +545,8 @@ if (!failed) {
   mcastAgent?.close();
   await proxy?.stop();
   finishing = true;
+  // The spans first, in pieces the control channel carries comfortably (the same channel, so before 'done').
+  for (const t of traces) for (const piece of encodeTraceChunks(t)) send({ type: 'trace', trace: piece });
   // Exit once the launcher has the message (IPC sends are asynchronous). Over TCP, wait
   // for the launcher to close the channel: exiting with its last messages unread would
   // reset the connection, and a reset can cost the launcher the unread 'done' itself.
@@ -578,6 +591,7 @@ function nodeReport(): NodeReport {
     ...(checkpointCounters.size > 0 ? { checkpoint: nodeCheckpoint([...checkpointCounters.values()]) } : {}),
     ...(startup ? { startup } : {}),
     paths: readPathCounters(control, nl, localSize),
+    ...(spec.trace !== undefined ? { trace: { threads: traces.length, spans: traces.reduce((s, t) => s + t.count, 0), dropped: traces.reduce((s, t) => s + t.dropped, 0) } } : {}),
     helperThreads: helperPriority,
     ...(w ? { engine: { collectives: Atomics.load(i32, w.completed), framesSent: Atomics.load(i32, w.framesSent), framesDropped: Atomics.load(i32, w.framesDropped) } } : {}),
   };

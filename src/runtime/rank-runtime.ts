@@ -15,7 +15,7 @@ import { makeLayout, type Layout } from '../transport/shm/layout.js';
 import { nodeLayout, type NodeLayout } from '../offload/engine/node-layout.js';
 import { PathCounterLine } from './path-counters.js';
 import type { EngineLayout } from '../offload/engine/doorbell.js';
-import { placement, type JobSpec, type RankSpec } from '../exec/config.js';
+import { placement, TRACE_KEY, type JobSpec, type RankSpec } from '../exec/config.js';
 import { DEFAULT_STARTUP } from '../launch/startup/schemes.js';
 import { ExitBoard } from './exit-board.js';
 import { Engine } from './engine.js';
@@ -25,6 +25,8 @@ import type { OffloadClient } from './offload-client.js';
 import { DEFAULT_CONNECTIONS } from '../transport/connections.js';
 import { MpiCollectives } from '../transport/mpi/collectives.js';
 import type { MpiFlavour } from '../transport/mpi/binding.js';
+import { Tracer } from '../exec/trace.js';
+import { parentPort } from 'node:worker_threads';
 
 export const DEFAULT_RING_BYTES = 256 * 1024;
 export const DEFAULT_FLAGS = 1024;
@@ -62,6 +64,8 @@ export class RankRuntime {
   readonly checkpointer: Checkpointer;
   /** Why MPI's own collectives ({ algorithm: 'mpi' }) cannot run in this job; undefined: they can. */
   readonly mpiWhyNot: string | undefined;
+  /** This rank's span recorder (`coll run --trace`); undefined when tracing is off. */
+  readonly trace: Tracer | undefined;
   private mpiColl: MpiCollectives | undefined;
 
   constructor(spec: RankSpec) {
@@ -89,6 +93,13 @@ export class RankRuntime {
       multicast: spec.multicast,
     });
     this.noise = noiseFromEnv(spec.worldRank);
+    this.trace = job.trace !== undefined ? new Tracer(spec.worldRank, 'host', job.trace) : undefined;
+    if (this.trace !== undefined && parentPort !== null) {
+      // The spans go to the node process as the thread ends (it forwards them to the launcher).
+      const tracer = this.trace;
+      const port = parentPort;
+      process.once('exit', () => port.postMessage({ [TRACE_KEY]: tracer.raw() }));
+    }
     const os = Number(process.env.COLL_OFFLOAD_SPIN_US);
     this.offloadSpinUs = process.env.COLL_OFFLOAD_SPIN_US && Number.isFinite(os) ? Math.max(0, os) : 0;
     this.engine = new Engine(this.endpoint, job.spin, this.noise);

@@ -26,6 +26,8 @@ export class Request<T> implements PromiseLike<T> {
     private readonly task: Task,
     private readonly info: WaitInfo,
     private readonly result: () => T,
+    /** Called once when the operation completes successfully (tracing: the call's span ends). */
+    private readonly onSettle?: () => void,
   ) {
     engine.startAsync(task, info, (e) => this.settle(e));
   }
@@ -34,6 +36,7 @@ export class Request<T> implements PromiseLike<T> {
     if (this.settled) return;
     this.settled = true;
     this.error = e;
+    if (!e && this.onSettle !== undefined) this.onSettle();
     if (e) this.rejectFn?.(e);
     else if (this.resolveFn) this.resolveFn(this.result());
   }

@@ -18,6 +18,8 @@ const OPTIONS: OptionSpec[] = [
   { name: 'debug', type: 'boolean', description: 'check every collective call across ranks (COLL_DEBUG=1)' },
   { name: 'timeout-ms', type: 'number', description: 'default timeout of each collective and receive in the ranks, ms (default 600000 = 10 minutes, or COLL_TIMEOUT_MS; 0 = none)' },
   { name: 'report', type: 'string', description: "write the job report (JSON: timing, connections, frames, engine counters; docs/runtime.md) to FILE at the end, or to stderr with '-'" },
+  { name: 'trace', type: 'string', description: "record every rank's calls and schedule steps (and its node engine's) and write the timeline to FILE as a Chrome trace (docs/view-formats.md; coll view FILE shows it)" },
+  { name: 'trace-limit', type: 'number', description: 'with --trace: spans kept per rank thread and per engine (default 1000000, or COLL_TRACE_LIMIT); later ones are counted as dropped' },
   { name: 'timeout', type: 'number', description: 'kill the whole job after this many seconds (exit code 124; default: no job limit)' },
   { name: 'warn-after', type: 'number', description: "seconds after which a waiting rank prints one 'still waiting' warning naming the call and the missing ranks (default 30; 0 = never)" },
   { name: 'arena-mb', type: 'number', description: 'shared arena per node for comm.alloc and zero-copy (MiB, default 256)' },
@@ -47,7 +49,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
-const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] [--checkpoint-dir D [--checkpoint-every 60s] | --restart D] [--max-restarts K] [--io-servers K | --io-server H:P,…] <program.(js|ts)> [program args...]';
+const USAGE = 'coll run -n <ranks> [--nodes K | --hosts a:4,b:4 | --hostfile F | --ring] [--debug] [--timeout S] [--report FILE|-] [--trace FILE] [--checkpoint-dir D [--checkpoint-every 60s] | --restart D] [--max-restarts K] [--io-servers K | --io-server H:P,…] <program.(js|ts)> [program args...]';
 
 /** `500ms`, `60s`, `2m`, `1h`, or a plain number of seconds, in ms. */
 export function parseDuration(text: string, what: string): number {
@@ -125,6 +127,9 @@ export const runCommand: Command = {
     const policy = opt<string>(args, 'connections');
     const threshold = opt<number>(args, 'connection-threshold');
     const byteThreshold = opt<number>(args, 'connection-bytes');
+    const traceFile = opt<string>(args, 'trace');
+    const traceLimit = opt<number>(args, 'trace-limit');
+    if (traceLimit !== undefined && traceFile === undefined) throw new ArgumentError('--trace-limit needs --trace FILE');
     const transport = parseTransport(opt<string>(args, 'transport') ?? process.env.COLL_TRANSPORT ?? 'tcp', opt<string>(args, 'transport') !== undefined ? '--transport' : 'COLL_TRANSPORT');
     const r = await launch({
       transport: transport === 'mpi' ? 'mpi' : 'tcp',
@@ -148,7 +153,12 @@ export const runCommand: Command = {
       env: warnAfter !== undefined ? { COLL_WARN_AFTER_MS: String(warnAfter * 1000) } : undefined,
       ...checkpointOptions(args),
       ...ioOptions(args),
+      ...(traceFile !== undefined ? { trace: { file: traceFile, ...(traceLimit !== undefined ? { limit: traceLimit } : {}) } } : {}),
     });
+    if (r.report.trace) {
+      const t = r.report.trace;
+      process.stderr.write(`coll run: wrote the timeline to ${traceFile} (${t.spans} spans${t.dropped > 0 ? `, ${t.dropped} dropped: raise --trace-limit` : ''})\n`);
+    }
     const report = opt<string>(args, 'report');
     if (report !== undefined) {
       const text = `${JSON.stringify(r.report, null, 2)}\n`;

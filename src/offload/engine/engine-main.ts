@@ -5,10 +5,11 @@
  * An exception here reaches the node process as a worker error, which aborts the job
  * with "the offload engine of node N failed: …" on every rank.
  */
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { ArenaAllocator, arenaSlice } from '../../transport/shm/arena.js';
 import { ShmEndpoint } from '../../transport/shm/endpoint.js';
-import { engineAddress, placement } from '../../exec/config.js';
+import { engineAddress, placement, TRACE_KEY } from '../../exec/config.js';
+import { Tracer } from '../../exec/trace.js';
 import { EngineClaimer } from './doorbell.js';
 import { OffloadEngine } from './engine.js';
 import { nodeLayout } from './node-layout.js';
@@ -38,6 +39,8 @@ const fault = /^claim:(\d+)$/.exec(process.env.COLL_ENGINE_FAULT ?? '');
 const loss = Number(process.env.COLL_ENGINE_LOSS ?? 0);
 if (!(loss >= 0 && loss < 1)) throw new Error(`COLL_ENGINE_LOSS must be a probability in [0, 1), got '${process.env.COLL_ENGINE_LOSS}'`);
 
+// `coll run --trace`: the engine's spans go on its node's 'nic' lane, drawn under the node's first rank.
+const tracer = job.trace !== undefined ? new Tracer(first, 'nic', job.trace) : undefined;
 const engine = new OffloadEngine({
   claimer: new EngineClaimer(i32, nl.engine),
   endpoint,
@@ -56,5 +59,7 @@ const engine = new OffloadEngine({
   failAfter: fault ? Number(fault[1]) : undefined,
   loss,
   counters: COUNTER_WORDS(nl),
+  trace: tracer,
 });
 engine.run();
+if (tracer !== undefined) parentPort?.postMessage({ [TRACE_KEY]: tracer.raw() });

@@ -31,6 +31,7 @@ import { NicPort } from './nic.js';
 import { prng } from '../../core/random.js';
 import { ANY, SPACE_P2P, type RecvOp } from '../../transport/types.js';
 import type { Task } from '../../exec/task.js';
+import type { Tracer } from '../../exec/trace.js';
 
 export interface EngineConfig {
   readonly claimer: EngineClaimer;
@@ -57,6 +58,8 @@ export interface EngineConfig {
   readonly counters?: { completed: number; framesSent: number; framesDropped: number };
   /** Probability of dropping each NIC-protocol frame this engine sends (COLL_ENGINE_LOSS). */
   readonly loss?: number;
+  /** Span recorder of the node's 'nic' lane (`coll run --trace`); absent: tracing is off. */
+  readonly trace?: Tracer;
 }
 
 /** Tag of NIC-protocol frames between engines (p2p space, engine addresses). */
@@ -403,6 +406,7 @@ export class OffloadEngine {
         alloc: this.c.scratch,
         free: this.c.freeScratch,
         nicTask: (p, input, output) => this.nicTask(slot, p, input, output),
+        trace: this.c.trace,
       };
       const op2 = new NodeOp(ctx, slot.comm, slot.me, shape, plan, members, g.tag);
       const timeoutMs = first.timeoutMs;

@@ -13,6 +13,7 @@ import { Execution } from '../../exec/executor.js';
 import { EMPTY, overlaps } from '../../exec/buffers.js';
 import type { Task } from '../../exec/task.js';
 import type { Endpoint } from '../../transport/types.js';
+import { SK_COLLECTIVE, type Tracer } from '../../exec/trace.js';
 import type { CommNodes, NodeCallShape, NodePlan } from './node-plan.js';
 
 export interface MemberBuffers {
@@ -31,6 +32,8 @@ export interface NodeOpContext {
   /** Arena bytes for scratch (zero-copy to other nodes); undefined → private memory. */
   alloc(bytes: number): Uint8Array;
   free(buf: Uint8Array): void;
+  /** The engine's span recorder (`coll run --trace`: the node's 'nic' lane); absent: tracing is off. */
+  readonly trace?: Tracer;
 }
 
 
@@ -44,6 +47,8 @@ export class NodeOp implements Task {
   private output: Uint8Array = EMPTY;
   private readonly es: number;
   private readonly kernel: Kernel | undefined;
+  /** Tracing: when the op started (µs since the job's origin). */
+  private t0 = 0;
 
   constructor(
     private readonly x: NodeOpContext,
@@ -62,6 +67,7 @@ export class NodeOp implements Task {
   }
 
   start(): void {
+    if (this.x.trace !== undefined) this.t0 = this.x.trace.now();
     try {
       this.localIn();
       this.nextPhase();
@@ -113,6 +119,11 @@ export class NodeOp implements Task {
     this.error = e;
     this.done = true;
     this.release();
+    const tr = this.x.trace;
+    if (tr !== undefined && e === undefined) {
+      const how = this.plan.nic !== undefined ? 'nic protocol' : (this.plan.inter?.algorithm ?? 'node');
+      tr.span(SK_COLLECTIVE, this.t0, tr.now(), -1, this.shape.count * this.es, tr.label(`${this.shape.kind} ${this.shape.mode} ${how}`), -1, -1);
+    }
   }
 
   private localIn(): void {
@@ -193,6 +204,7 @@ export class NodeOp implements Task {
         seq: this.tag + this.phase,
         elementSize: es,
         kernel: inter.kernel,
+        trace: this.x.trace,
       });
       this.phase++;
       this.exec.start();
