@@ -8,13 +8,16 @@
  *   message bytes, log-log, one line per series — ours per algorithm and variant in
  *   colour with round markers, the peer MPI on the same axes in dashed grey with square
  *   markers.
- * A ranks selector (and a collective selector) chooses what is drawn; hovering a point
- * or a cell shows our time, the peer's, the ratio and the algorithm.
+ * A ranks selector (first: the rank count with the most cells), a collective selector
+ * and a switch for spot checks and call variants (off where plain calls exist) choose
+ * what is drawn; hovering a point or a cell shows our time, the peer's, the ratio and
+ * the algorithm.
  *
  * For tests the element carries data-series (curves drawn), data-series-total,
  * data-cells (heat-map cells drawn), data-cells-total, data-points and data-ranks-selected;
  * curves are `.curve[data-impl][data-collective][data-ranks][data-algorithm][data-variant]`,
- * their markers `.curve-point[data-series][data-collective][data-ranks][data-bytes][data-us]`,
+ * their markers `.curve-point[data-series][data-impl][data-collective][data-ranks][data-variant]
+ * [data-bytes][data-us]`,
  * cells `.heat-cell[data-peer][data-ranks][data-collective][data-bytes][data-ratio]`.
  */
 import './bench.css';
@@ -59,6 +62,16 @@ function ratioWords(r: number): string {
   return r < 1 ? 'collectives faster' : r > 1 ? 'collectives slower' : 'equal';
 }
 
+/** The rank count shown first: the one with the most heat-map cells, then the most series, then the largest. */
+function defaultRanks(view: BenchView, ranks: readonly number[]): number {
+  const score = (r: number): [number, number, number] => [view.ratios.filter((x) => x.ranks === r).length, view.series.filter((s) => s.ranks === r && s.variant === '').length, r];
+  return ranks.reduce((best, r) => {
+    const a = score(r);
+    const b = score(best);
+    return a[0] > b[0] || (a[0] === b[0] && (a[1] > b[1] || (a[1] === b[1] && a[2] > b[2]))) ? r : best;
+  });
+}
+
 export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void } {
   const allRanks = ranksOf(view.series.length ? view.series : view.ratios.map((r) => ({ ranks: r.ranks }) as BenchSeries));
   const collectives = collectivesOf([...view.series, ...view.ratios]);
@@ -72,15 +85,21 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
   const ranksSel = htmlEl('select', { 'data-control': 'ranks', 'aria-label': 'Ranks' });
   for (const r of allRanks) ranksSel.append(htmlEl('option', { value: String(r) }, `${r} ranks`));
   if (allRanks.length > 1) ranksSel.append(htmlEl('option', { value: 'all' }, 'all rank counts'));
-  ranksSel.value = allRanks.length ? String(allRanks[allRanks.length - 1]) : 'all';
+  ranksSel.value = allRanks.length ? String(defaultRanks(view, allRanks)) : 'all';
   const collSel = htmlEl('select', { 'data-control': 'collective', 'aria-label': 'Collective' });
   collSel.append(htmlEl('option', { value: 'all' }, 'all collectives'));
   for (const c of collectives) collSel.append(htmlEl('option', { value: c }, c));
+  // Spot checks and call variants (nonblocking, dup, split, …) are hidden by default
+  // where plain calls exist: they would crowd the panels.
+  const hasVariants = view.series.some((s) => s.variant !== '');
+  const variantsBox = htmlEl('input', { type: 'checkbox', 'data-control': 'variants' });
+  variantsBox.checked = !view.series.some((s) => s.variant === '');
   const controls = htmlEl(
     'div',
     { class: 'cv-bench-controls' },
     htmlEl('label', {}, 'Show ', ranksSel),
     htmlEl('label', {}, ' ', collSel),
+    ...(hasVariants ? [htmlEl('label', {}, variantsBox, ' spot checks and variants')] : []),
     htmlEl('span', { class: 'cv-bench-note' }, peers.length ? `solid: collectives (colour per algorithm) · dashed grey: ${peers.join(', ')}` : 'one line per algorithm and variant'),
   );
   const heatSection = htmlEl('section', { class: 'cv-bench-heat', 'aria-label': 'Ratio heat maps' });
@@ -186,6 +205,7 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
           'data-impl': s.impl,
           'data-collective': s.collective,
           'data-ranks': s.ranks,
+          'data-variant': s.variant,
           'data-bytes': b,
           'data-us': us,
         });
@@ -233,7 +253,7 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
       heatSection.replaceChildren(...(view.ratios.length ? [htmlEl('p', { class: 'cv-empty' }, 'No ratios for this selection.')] : []));
     }
     // Curves.
-    const sel = view.series.filter((s) => keepR(s.ranks) && keepC(s.collective));
+    const sel = view.series.filter((s) => keepR(s.ranks) && keepC(s.collective) && (variantsBox.checked || s.variant === ''));
     const panels = collectivesOf(sel).map((c) => drawPanel(c, sel.filter((s) => s.collective === c), rsel === 'all' && allRanks.length > 1));
     curveSection.replaceChildren(htmlEl('h3', {}, 'Time per call against message size'), ...(panels.length ? [htmlEl('div', { class: 'cv-panels' }, ...panels)] : [htmlEl('p', { class: 'cv-empty' }, 'No series for this selection.')]));
     el.dataset.series = String(sel.length);
@@ -244,6 +264,7 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
   draw();
   ranksSel.addEventListener('change', draw);
   collSel.addEventListener('change', draw);
+  variantsBox.addEventListener('change', draw);
 
   // ---- Hover.
   const pointRows = (p: Element): TooltipRow[] => {
@@ -304,6 +325,7 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
       stopHover();
       ranksSel.removeEventListener('change', draw);
       collSel.removeEventListener('change', draw);
+      variantsBox.removeEventListener('change', draw);
       root.remove();
       for (const k of ['series', 'seriesTotal', 'cells', 'cellsTotal', 'points', 'ranksSelected']) delete el.dataset[k];
     },

@@ -94,7 +94,13 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   // ---- Geometry: rows and slots share the area the view has (see fitLayoutOptions).
   root.append(toolbar, hint);
   el.replaceChildren(root);
-  const areaW = Math.max(320, root.clientWidth || el.clientWidth || 960) - LEFT - RIGHT;
+  /** The width inside the root's padding (the SVG's width). */
+  const innerWidth = (): number => {
+    const cs = getComputedStyle(root);
+    const w = (root.clientWidth || el.clientWidth || 960) - (parseFloat(cs.paddingLeft) || 0) - (parseFloat(cs.paddingRight) || 0) - 2;
+    return Math.max(320, Math.floor(w));
+  };
+  const areaW = innerWidth() - LEFT - RIGHT;
   const freeH = el.clientHeight - root.offsetHeight - TOP - BOTTOM - 16;
   const opts = fitLayoutOptions(view.size, slots, areaW, freeH > 120 ? freeH : 640);
   const layout = layoutSchedule(view, opts);
@@ -146,7 +152,9 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   const messageOf = new Map<SVGElement, Message>();
   let arrowCount = 0;
   const dy = rowH * 0.22;
-  for (const m of messages) {
+  // Long arrows first, so that short ones are drawn (and hovered) on top where they cross.
+  const span = (m: Message): number => Math.abs((layout.rowOf.get(m.to) ?? 0) - (layout.rowOf.get(m.from) ?? 0));
+  for (const m of [...messages].sort((p, q) => span(q) - span(p))) {
     const fromRow = layout.rowOf.get(m.from);
     const toRow = layout.rowOf.get(m.to);
     if (fromRow === undefined || toRow === undefined) continue;
@@ -224,7 +232,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   let vw = 0;
   let vh = 0;
   const measure = (): void => {
-    const w = Math.max(320, Math.floor(root.clientWidth || el.clientWidth || 960));
+    const w = innerWidth();
     const avail = Math.floor(el.clientHeight - toolbar.offsetHeight - hint.offsetHeight - 8);
     const natural = layout.height + TOP + BOTTOM;
     const h = Math.max(160, Math.min(natural, avail > 160 ? avail : Math.min(natural, 720)));
