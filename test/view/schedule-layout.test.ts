@@ -67,7 +67,10 @@ describe('layoutSchedule', () => {
   it('sizes rows and slots to the viewport within their bounds', () => {
     expect(fitLayoutOptions(4, [2, 2], 1000, 600)).toEqual({ slotWidth: 48, rowHeight: 40, columnGap: 14 });
     expect(fitLayoutOptions(64, [2, 2], 100, 600)).toEqual({ slotWidth: 18, rowHeight: 12, columnGap: 14 });
-    expect(fitLayoutOptions(32, [1, 1, 1, 1], 4 * 14 + 4 * 30, 640)).toEqual({ slotWidth: 30, rowHeight: 20, columnGap: 14 });
+    expect(fitLayoutOptions(64, [2, 2], 40, 600)).toEqual({ slotWidth: 10, rowHeight: 12, columnGap: 8 });
+    // 4 rounds of one slot in 4 · 1.75 · 20 px: slots of 20 px, gaps of 15 → 14.
+    expect(fitLayoutOptions(32, [1, 1, 1, 1], 140, 640)).toEqual({ slotWidth: 20, rowHeight: 20, columnGap: 14 });
+    expect(fitLayoutOptions(32, [2, 2, 2, 2, 2, 2, 2, 2, 2, 2], 303, 640)).toEqual({ slotWidth: 11, rowHeight: 20, columnGap: 8 });
     expect(fitLayoutOptions(1024, [3], 1000, 600).rowHeight).toBe(10);
   });
 });

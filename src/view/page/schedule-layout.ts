@@ -94,15 +94,16 @@ export function defaultLayoutOptions(size: number): LayoutOptions {
 
 /**
  * Sizes that use a viewport of `width` × `height` pixels: rows share the height (12–40
- * px each up to 64 ranks, 10 px beyond, where one zooms), slots share the width (18–48
- * px each; a wider schedule is panned). `slots` is slotsPerRound(view).
+ * px each up to 64 ranks, 10 px beyond, where one zooms), slots and the gaps between
+ * columns (¾ of a slot, 6–14 px) share the width, a slot 10–48 px (a wider schedule is
+ * panned). `slots` is slotsPerRound(view).
  */
 export function fitLayoutOptions(size: number, slots: readonly number[], width: number, height: number): LayoutOptions {
-  const columnGap = 14;
   const rowHeight = size <= 64 ? Math.max(12, Math.min(40, Math.floor(height / Math.max(1, size)))) : 10;
   const total = slots.reduce((n, k) => n + Math.max(1, k), 0);
-  const free = width - slots.length * columnGap;
-  const slotWidth = total > 0 && free > 0 ? Math.max(18, Math.min(48, Math.floor(free / total))) : 18;
+  const per = total + 0.75 * slots.length;
+  const slotWidth = per > 0 && width > 0 ? Math.max(10, Math.min(48, Math.floor(width / per))) : 18;
+  const columnGap = Math.max(6, Math.min(14, Math.round(slotWidth * 0.75)));
   return { slotWidth, rowHeight, columnGap };
 }
 
