@@ -205,13 +205,21 @@ export interface EnginePlugin {
 
 export interface TimelineRecord {
   readonly rank: number;
+  /** Step index in the rank's schedule (−1: start, finish, noise). */
   readonly step: number;
-  readonly kind: 'send' | 'recv' | 'reduce' | 'copy' | 'start' | 'finish';
+  /** What the interval is: a step, the call's start or finish overhead, or an OS-noise detour charged to the rank's CPU. */
+  readonly kind: 'send' | 'recv' | 'reduce' | 'copy' | 'start' | 'finish' | 'noise';
   readonly on: 'host' | 'nic';
   readonly start: number;
   readonly end: number;
   readonly peer?: number;
   readonly bytes?: number;
+  /**
+   * Send and recv: the message's index between the two ranks (the k-th message from
+   * the sender to the receiver); a send and the recv it delivered have the same
+   * (sender, receiver, index), which names the message (timeline.ts: args.msg).
+   */
+  readonly index?: number;
 }
 
 export interface EngineResult {
@@ -232,6 +240,8 @@ export interface EngineResult {
   /** Resource busy times summed over all ranks / nodes / links (s). */
   readonly busy: { readonly host: number; readonly nic: number; readonly links: number; readonly noise: number; readonly trafficPackets: number };
   readonly timeline?: readonly TimelineRecord[];
+  /** Records not kept because the timeline reached its limit. */
+  readonly timelineDropped?: number;
 }
 
 const KIND_NAMES = ['send', 'recv', 'reduce', 'copy'] as const;
@@ -302,6 +312,7 @@ export class Engine implements WormholeHost {
   private nicBusy = 0;
   private linkBusy = 0;
   private readonly timeline: TimelineRecord[] | undefined;
+  private timelineDropped = 0;
   private readonly tmpPath = new Float64Array(PATH);
   /** NIC time per received data packet and the packet payload (EngineConfig.nicPacketRecv / nicPacketBytes). */
   private readonly pktRecv: number;
@@ -371,6 +382,8 @@ export class Engine implements WormholeHost {
     this.tRng = new Uint32Array(cfg.traffic ? N : 0);
     if (cfg.traffic) for (let n = 0; n < N; n++) this.tRng[n] = mixSeed(cfg.seed ^ 0x7aff1c, n);
     this.timeline = cfg.timeline ? [] : undefined;
+    // The timeline shows the noise model's detours, as charged to each rank's CPU work.
+    if (cfg.timeline && cfg.noise) cfg.noise.onDetour = (r, start, end) => this.record(r, -1, 'noise', false, start, end, -1, 0);
     this.gate = cfg.phased ? new PhaseGate(P) : undefined;
   }
 
@@ -613,6 +626,7 @@ export class Engine implements WormholeHost {
         trafficPackets: this.trafficPackets + (this.worm?.packets ?? 0),
       },
       timeline: this.timeline,
+      ...(this.timeline ? { timelineDropped: this.timelineDropped } : {}),
     };
   }
 
@@ -901,7 +915,11 @@ export class Engine implements WormholeHost {
     F[po + P_QUEUE] += start - t;
     F[po + part] += work;
     F[po + P_NOISE] += end - start - work;
-    if (this.timeline) this.record(r, step, KIND_NAMES[kind], nic, start, end, I[o + n + step], F[of + step]);
+    if (this.timeline) {
+      // The message's index between the two ranks: a send's k, a recv's k (kept + 1 once matched).
+      const index = kind === K_SEND ? I[o + 2 * n + step] : kind === K_RECV ? I[o + 2 * n + step] - 1 : -1;
+      this.record(r, step, KIND_NAMES[kind], nic, start, end, I[o + n + step], F[of + step], index);
+    }
     if (kind === K_SEND) this.send(r, step, end, po);
     if (end > t) {
       R[b + R_RUN] = step;
@@ -1174,7 +1192,7 @@ export class Engine implements WormholeHost {
     const o = R[dst * RI + R_OFFI];
     const of = R[dst * RI + R_OFFF];
     const n = R[dst * RI + R_N];
-    I[o + 2 * n + step] = 1; // message matched
+    I[o + 2 * n + step] = k + 1; // message matched (its index + 1, for the timeline)
     if (F[of + step] !== bytes) {
       throw new ScheduleError(`rank ${src} sent ${bytes} B to rank ${dst} but the matching receive (step ${step}) expects ${F[of + step]} B`);
     }
@@ -1236,9 +1254,17 @@ export class Engine implements WormholeHost {
 
   // ---------------------------------------------------------------- timeline
 
-  private record(rank: number, step: number, kind: TimelineRecord['kind'], nic: boolean, start: number, end: number, peer: number, bytes: number): void {
+  private record(rank: number, step: number, kind: TimelineRecord['kind'], nic: boolean, start: number, end: number, peer: number, bytes: number, index = -1): void {
     const tl = this.timeline;
-    if (!tl || tl.length >= (this.cfg.timelineLimit ?? 1_000_000)) return;
-    tl.push({ rank, step, kind, on: nic ? 'nic' : 'host', start, end, ...(peer >= 0 ? { peer } : {}), ...(bytes > 0 ? { bytes } : {}) });
+    if (!tl) return;
+    if (tl.length >= (this.cfg.timelineLimit ?? 1_000_000)) {
+      this.timelineDropped++;
+      return;
+    }
+    const rec: { -readonly [K in keyof TimelineRecord]: TimelineRecord[K] } = { rank, step, kind, on: nic ? 'nic' : 'host', start, end };
+    if (peer >= 0) rec.peer = peer;
+    if (bytes > 0) rec.bytes = bytes;
+    if (index >= 0) rec.index = index;
+    tl.push(rec);
   }
 }

@@ -173,6 +173,8 @@ export class NoiseModel {
   private readonly co: boolean;
   /** Total detour time charged (s). */
   charged = 0;
+  /** Called with each detour as charged (process, from, to; s): the simulator's timeline sets it. */
+  onDetour: ((r: number, start: number, end: number) => void) | undefined = undefined;
 
   constructor(spec: NoiseSpec, P: number, seed: number) {
     validateNoise(spec);
@@ -306,12 +308,14 @@ export class NoiseModel {
       }
       if (ds <= cur) {
         this.charged += de - cur;
+        if (this.onDetour !== undefined) this.onDetour(r, cur, de);
         cur = de;
         continue;
       }
       if (cur + rem <= ds) return cur + rem;
       rem -= ds - cur;
       this.charged += de - ds;
+      if (this.onDetour !== undefined) this.onDetour(r, ds, de);
       cur = de;
     }
     throw new ArgumentError('noise: a CPU interval crossed more than a million detours; check the noise parameters');

@@ -90,7 +90,10 @@ export interface SimOptions {
   readonly traffic?: TrafficSpec;
   readonly runs?: number;
   readonly seed?: number;
+  /** Record the first run's intervals (steps, start/finish, noise detours) as `timeline`. */
   readonly timeline?: boolean;
+  /** Intervals kept in the timeline (default 10⁶); later ones are counted in `timelineDropped`. */
+  readonly timelineLimit?: number;
   readonly mesh?: { readonly width: number; readonly height: number };
   /** Refuse runs whose estimated memory exceeds this (bytes; default 4 GiB). */
   readonly maxMemory?: number;
@@ -151,6 +154,8 @@ export interface SimReport {
   readonly eventsPerSecond: number;
   readonly estimatedMemory: number;
   readonly timeline?: readonly TimelineRecord[];
+  /** Intervals of the first run not kept in `timeline` (its limit reached). */
+  readonly timelineDropped?: number;
   readonly perturbations: { readonly noise?: NoiseSpec; readonly skew?: SkewSpec; readonly traffic?: TrafficSpec };
 }
 
@@ -382,6 +387,7 @@ function engineConfig(p: Prepared, run: number, seed: number): EngineConfig {
     stepsHint: p.stepsTotal,
     phased: o.execution === 'phased',
     timeline: o.timeline && run === 0,
+    timelineLimit: o.timelineLimit,
     plugin: p.hw ? makeHardwarePlugin(o.collective, o.algorithm, m, p.placement, p.count * p.elementSize, o.root ?? 0, p.network!) : undefined,
     onProgress: o.onProgress ? (events, simTime) => o.onProgress!({ run, runs: o.runs ?? 1, events, simTime }) : undefined,
   };
@@ -424,6 +430,7 @@ export function simulate(o: SimOptions): SimReport {
   const meanPath = new Float64Array(PATH);
   let first: RunSummary | undefined;
   let timeline: readonly TimelineRecord[] | undefined;
+  let timelineDropped = 0;
   let events = 0;
   const t0 = performance.now();
   for (let run = 0; run < runs; run++) {
@@ -436,6 +443,7 @@ export function simulate(o: SimOptions): SimReport {
     if (run === 0) {
       first = summarizeRun(r);
       timeline = r.timeline;
+      timelineDropped = r.timelineDropped ?? 0;
     }
   }
   const wall = (performance.now() - t0) / 1000;
@@ -479,7 +487,7 @@ export function simulate(o: SimOptions): SimReport {
     totalEvents: events,
     eventsPerSecond: wall > 0 ? events / wall : 0,
     estimatedMemory: p.memory,
-    ...(timeline ? { timeline } : {}),
+    ...(timeline ? { timeline, timelineDropped } : {}),
     perturbations: { ...(o.noise ? { noise: o.noise } : {}), ...(o.skew ? { skew: o.skew } : {}), ...(o.traffic ? { traffic: o.traffic } : {}) },
   };
 }

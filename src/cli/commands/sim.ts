@@ -4,7 +4,6 @@
  * completion time, per-rank spread, critical-path breakdown, resource use, the
  * closed form for comparison, and distributions over repeated runs.
  */
-import { writeFileSync } from 'node:fs';
 import { ArgumentError } from '../../core/errors.js';
 import type { DatatypeName } from '../../core/datatypes.js';
 import { isCollective, listAlgorithms } from '../../algorithms/registry.js';
@@ -15,7 +14,7 @@ import { parseNoise, parseSkew } from '../../sim/noise.js';
 import { PRESETS } from '../../sim/presets.js';
 import { simulate, type SimMode, type SimOptions, type SimReport } from '../../sim/simulate.js';
 import { PATH_PARTS } from '../../sim/store.js';
-import { toChromeTrace } from '../../sim/timeline.js';
+import { toChromeTrace, writeChromeTrace } from '../../sim/timeline.js';
 import { helpText, opt, opts, parseArgs, parseSize, type OptionSpec } from '../args.js';
 import type { Command } from '../command.js';
 import { formatTime } from './format.js';
@@ -45,7 +44,9 @@ const OPTIONS: OptionSpec[] = [
   { name: 'op', type: 'string', description: 'reduction operator (default sum)' },
   { name: 'mesh', type: 'string', description: 'place ranks on a WxH sub-mesh of a mesh machine' },
   { name: 'max-memory', type: 'string', description: 'refuse runs estimated above this (default 4G)' },
-  { name: 'timeline', type: 'string', description: 'write the first run as a Chrome trace (JSON) to this file' },
+  { name: 'trace', type: 'string', description: 'write the first run as a Chrome trace (JSON: steps, messages paired by id, noise detours; docs/view-formats.md; coll view FILE shows it) to FILE' },
+  { name: 'timeline', type: 'string', description: 'the same as --trace (its older name)' },
+  { name: 'trace-limit', type: 'number', description: 'with --trace: intervals kept (default 1000000); later ones are counted as dropped' },
   { name: 'json', type: 'boolean', description: 'print the report as JSON' },
   { name: 'quiet', alias: 'q', type: 'boolean', description: 'no progress messages' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
@@ -113,7 +114,7 @@ export const simCommand: Command = {
   async run(argv) {
     const args = parseArgs(argv, OPTIONS);
     const usage =
-      'coll sim <collective> --machine M --procs P [--ppn Q] [--bytes B] [--algorithm A] [--mode host|offload|intermediate] [--noise …] [--skew …] [--traffic uniform|complement] [--runs R] [--seed S] [--json] [--timeline FILE]';
+      'coll sim <collective> --machine M --procs P [--ppn Q] [--bytes B] [--algorithm A] [--mode host|offload|intermediate] [--noise …] [--skew …] [--traffic uniform|complement] [--runs R] [--seed S] [--json] [--trace FILE]';
     if (opt(args, 'help') || args.positionals.length < 1) {
       console.log(helpText(usage, OPTIONS));
       console.log('\nmachines:');
@@ -154,6 +155,15 @@ export const simCommand: Command = {
     const maxMem = opt<string>(args, 'max-memory');
     const algorithm = opt<string>(args, 'algorithm') ?? defaultAlgorithm(collective);
     const quiet = opt<boolean>(args, 'quiet') ?? false;
+    const traceAs = opt<string>(args, 'trace');
+    const timelineAs = opt<string>(args, 'timeline');
+    if (traceAs !== undefined && timelineAs !== undefined && traceAs !== timelineAs) throw new ArgumentError('--timeline is another name for --trace: give one of them');
+    const tl = traceAs ?? timelineAs;
+    const traceLimit = opt<number>(args, 'trace-limit');
+    if (traceLimit !== undefined) {
+      if (tl === undefined) throw new ArgumentError('--trace-limit needs --trace FILE');
+      if (!Number.isInteger(traceLimit) || traceLimit < 1) throw new ArgumentError(`--trace-limit must be a positive integer, got ${traceLimit}`);
+    }
     let lastProgress = performance.now();
     const report = simulate({
       collective,
@@ -180,7 +190,8 @@ export const simCommand: Command = {
       seed: opt<number>(args, 'seed'),
       mesh: meshShape,
       maxMemory: maxMem !== undefined ? parseSize('--max-memory', maxMem) : undefined,
-      timeline: opt<string>(args, 'timeline') !== undefined,
+      timeline: tl !== undefined,
+      timelineLimit: traceLimit,
       onProgress: quiet
         ? undefined
         : (p) => {
@@ -190,9 +201,28 @@ export const simCommand: Command = {
             process.stderr.write(`coll sim: run ${Math.min(p.run + 1, p.runs)}/${p.runs}, ${p.events} events, simulated ${us(p.simTime)}\n`);
           },
     });
-    const tl = opt<string>(args, 'timeline');
     if (tl !== undefined && report.timeline) {
-      writeFileSync(tl, JSON.stringify(toChromeTrace(report.timeline, { collective, algorithm, machine: machine.name, procs })));
+      const meta = {
+        collective,
+        algorithm,
+        machine: machine.name,
+        procs: report.procs,
+        ppn: report.ppn,
+        nodes: report.nodes,
+        bytes: report.bytes,
+        datatype: report.datatype,
+        op: report.op,
+        mode: report.mode,
+        execution: report.execution,
+        seed: report.seed,
+        ...(noise !== undefined ? { noise } : {}),
+        ...(skew !== undefined ? { skew } : {}),
+        ...(traffic !== undefined ? { traffic } : {}),
+        timeUs: report.first.time * 1e6,
+        intervals: report.timeline.length,
+        dropped: report.timelineDropped ?? 0,
+      };
+      writeChromeTrace(tl, toChromeTrace(report.timeline, meta));
     }
     if (opt(args, 'json')) {
       const { timeline: _t, ...rest } = report;
@@ -201,7 +231,10 @@ export const simCommand: Command = {
     }
     console.log(formatReport(report));
     if (noise !== undefined && opt<string>(args, 'noise') === undefined) console.log(`noise          ${noise} (the machine file's; --noise none turns it off)`);
-    if (tl !== undefined) console.log(`timeline       ${report.timeline?.length ?? 0} intervals written to ${tl} (Chrome trace format)`);
+    if (tl !== undefined) {
+      const dropped = report.timelineDropped ?? 0;
+      console.log(`timeline       ${report.timeline?.length ?? 0} intervals written to ${tl} (Chrome trace format)${dropped > 0 ? `; ${dropped} more dropped (--trace-limit)` : ''}`);
+    }
     return 0;
   },
 };
