@@ -27,6 +27,10 @@ const TOP = 28;
 const RIGHT = 12;
 const BOTTOM = 12;
 
+/** How far (pixels) the diagram may be dragged past the viewport's edge. */
+const SLACK = 40;
+/** Rows per culling group (see `chunks` in mountSchedule). */
+const CHUNK_ROWS = 32;
 /** See `large` in mountSchedule. */
 const LARGE_STEPS = 6000;
 
@@ -106,6 +110,27 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   const layout = layoutSchedule(view, opts);
   const rowH = layout.rowHeight;
   const rowY = (row: number): number => (row + 0.5) * rowH;
+  /**
+   * Culling: every layer keeps its elements in groups of CHUNK_ROWS rows (an arrow in
+   * the group of its upper row), each with the rows it reaches; a group out of view is
+   * not displayed, so a zoom frame repaints only what is near the viewport.
+   */
+  const chunks: { g: SVGGElement; lo: number; hi: number; shown: boolean }[] = [];
+  const chunker = (layer: SVGGElement): ((lo: number, hi: number) => SVGGElement) => {
+    const mine = new Map<number, (typeof chunks)[number]>();
+    return (lo, hi) => {
+      const i = Math.floor(lo / CHUNK_ROWS);
+      let c = mine.get(i);
+      if (!c) {
+        c = { g: svgEl('g'), lo: i * CHUNK_ROWS, hi, shown: true };
+        mine.set(i, c);
+        chunks.push(c);
+        layer.append(c.g);
+      }
+      c.hi = Math.max(c.hi, hi);
+      return c.g;
+    };
+  };
 
   // ---- The SVG skeleton.
   const svg = svgEl('svg', { class: 'cv-sched-svg', role: 'img', 'aria-label': `Schedule of ${view.collective} ${view.algorithm} on ${view.size} ranks: ranks as rows, rounds as columns` });
@@ -131,12 +156,13 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   }
   // Rank rows and their labels.
   const rows = svgEl('g', { class: 'cv-sched-rows' });
+  const rowChunk = chunker(rows);
   const rankText: SVGTextElement[] = [];
   view.ranks.forEach((r, i) => {
     const g = svgEl('g', { class: 'rank-row', 'data-rank': r.rank });
     g.append(svgEl('rect', { x: 0, y: i * rowH, width: layout.width, height: rowH }));
     g.append(svgEl('line', { x1: 0, x2: layout.width, y1: rowY(i), y2: rowY(i) }));
-    rows.append(g);
+    rowChunk(i, i).append(g);
     const t = svgEl('text', { 'text-anchor': 'end', 'dominant-baseline': 'central', 'data-rank': r.rank });
     t.textContent = view.size <= 64 ? `rank ${r.rank}` : String(r.rank);
     rankLabels.append(t);
@@ -149,6 +175,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   const elementOf = new Map<string, SVGElement>();
   const key = (rank: number, step: number): string => `${rank}:${step}`;
   const arrows = svgEl('g', { class: 'cv-sched-arrows' });
+  const arrowChunk = chunker(arrows);
   const messageOf = new Map<SVGElement, Message>();
   let arrowCount = 0;
   const dy = rowH * 0.22;
@@ -178,13 +205,14 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
     const d = arrowPath(x1, y1, x2, y2, Math.max(4, Math.min(8, rowH * 0.35)), dir === 0 ? -rowH * 0.9 : 0);
     if (!large) g.append(svgEl('path', { class: 'hit', d }));
     g.append(svgEl('path', { class: 'shaft', d }));
-    arrows.append(g);
+    arrowChunk(Math.min(fromRow, toRow), Math.max(fromRow, toRow)).append(g);
     messageOf.set(g, m);
     elementOf.set(key(m.from, m.sendStep), g);
     if (m.recvStep >= 0) elementOf.set(key(m.to, m.recvStep), g);
     arrowCount++;
   }
   const boxes = svgEl('g', { class: 'cv-sched-boxes' });
+  const boxChunk = chunker(boxes);
   const bw = opts.slotWidth * 0.78;
   const bh = Math.max(4, rowH * 0.62);
   let boxesDrawn = 0;
@@ -205,7 +233,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
         'data-step': j,
         'data-round': roundOf(s),
       });
-      boxes.append(b);
+      boxChunk(i, i).append(b);
       elementOf.set(key(r.rank, j), b);
       boxesDrawn++;
     });
@@ -278,15 +306,38 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
       txt.style.display = show ? '' : 'none';
     });
   };
+  const cull = (t: ZoomTransform): void => {
+    const top = -t.y / (t.k * rowH) - 1;
+    const bottom = (vh - t.y) / (t.k * rowH) + 1;
+    for (const c of chunks) {
+      const show = c.hi >= top && c.lo <= bottom;
+      if (show !== c.shown) {
+        c.shown = show;
+        c.g.style.display = show ? '' : 'none';
+      }
+    }
+  };
   const onZoom = (zt: ZoomTransform): void => {
     const t = inner(zt);
     current = t;
     content.setAttribute('transform', t.toString());
     el.dataset.zoom = t.k.toFixed(3);
     updateLabels(t);
+    cull(t);
+  };
+  /** Keep the diagram in view: aligned to the top left while it is smaller than the viewport, else never more than SLACK pixels past an edge. */
+  const constrain = (t: ZoomTransform): ZoomTransform => {
+    const axis = (pos: number, origin: number, view: number, size: number): number => {
+      const w = size * t.k;
+      return w <= view ? origin : Math.min(origin + SLACK, Math.max(origin + view - w - SLACK, pos));
+    };
+    const x = axis(t.x, LEFT, vw, layout.width);
+    const y = axis(t.y, TOP, vh, layout.height);
+    return x === t.x && y === t.y ? t : zoomIdentity.translate(x, y).scale(t.k);
   };
   const zoomer: ZoomBehavior<SVGSVGElement, unknown> = d3zoom<SVGSVGElement, unknown>()
     .scaleExtent([Math.min(fitTransform().k, 1) / 2, 40])
+    .constrain((t) => constrain(t))
     .on('zoom', (e: { transform: ZoomTransform }) => onZoom(e.transform))
     // Large: stroke widths follow the zoom once it settles (a style change on every path).
     .on('end', (e: { transform: ZoomTransform }) => {
@@ -304,6 +355,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   const resize = typeof ResizeObserver === 'undefined' ? undefined : new ResizeObserver(() => {
     measure();
     updateLabels(current);
+    cull(current);
   });
   resize?.observe(el);
 
