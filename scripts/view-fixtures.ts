@@ -65,7 +65,7 @@ const FIXTURES: Fixture[] = [
     file: 'timeline-run-allreduce-4.json',
     make: (p) => {
       if (!hasOption('run', 'trace')) throw new Error('coll run has no --trace yet');
-      coll(['run', '-n', '4', '--nodes', '2', '--trace', p, join(root, 'examples', 'allreduce.mjs')]);
+      coll(['run', '-n', '4', '--nodes', '2', '--trace', p, 'test/view/programs/run-trace.ts']);
       compact(p);
     },
   },

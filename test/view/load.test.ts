@@ -58,6 +58,16 @@ describe('coll view loads', () => {
     expect(v.spans.lane.length).toBeGreaterThan(100);
   });
 
+  it('a timeline of a real run (coll run --trace): its ranks, and the node engines as NIC lanes', () => {
+    const v = loadViewFile(fixture('timeline-run-allreduce-4.json'));
+    expect(v.kind).toBe('timeline');
+    if (v.kind !== 'timeline') return;
+    expect(v.source).toBe('run');
+    expect(v.ranks).toBe(4);
+    expect(v.lanes).toContain('rank 0 nic');
+    expect(v.kinds).toEqual(expect.arrayContaining(['send', 'recv', 'reduce']));
+  });
+
   it('bench lines: one series per implementation and algorithm with the median per size, ratios against the peer', () => {
     const v = loadViewFile(fixture('bench-allreduce-2.jsonl')) as BenchView;
     expect(v.kind).toBe('bench');
