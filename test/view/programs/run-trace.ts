@@ -11,7 +11,7 @@ const w = init({ timeoutMs: 60_000 });
 const x = new Float64Array(1024).fill(w.rank + 1);
 for (let i = 0; i < 3; i++) w.allreduce(x, null, { algorithm: 'recursive_doubling' });
 w.allreduce(new Float64Array(8));
-w.bcast(new Float64Array(4096), 0);
+w.bcast(new Float64Array(4096), { root: 0 });
 await w.iallreduce(new Float64Array(256), null, { algorithm: 'ring' });
 const right = (w.rank + 1) % w.size;
 const left = (w.rank + w.size - 1) % w.size;
