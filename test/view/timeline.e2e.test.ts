@@ -4,14 +4,21 @@
  * span; zoom, pan, fit, the toggles) and a big run made at test time with the
  * simulator (a pipelined broadcast over 1,024 ranks, 130,944 spans): lanes virtualised,
  * hover after zooming in, and the time of a frame after zooming (reported; asserted
- * under a generous bound). Screenshots: view-timeline.png and view-timeline-1024.png.
+ * under a generous bound), and a measured run (`coll run --trace`: call spans above
+ * their steps, steps in flight together side by side). Screenshots: view-timeline.png,
+ * view-timeline-1024.png and view-timeline-run.png.
  */
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TimelineView, ViewDocument } from '../../src/view/document.js';
 import { formatUs } from '../../src/view/page/format.js';
 import { loadTimeline } from '../../src/view/timeline/load.js';
+import { buildSpatial, type Spatial } from '../../src/view/timeline/spatial.js';
 import { getPreset, simulate, toChromeTrace } from '../../src/sim/index.js';
 import { describeView, fixture, launchViewBrowser, screenshot, type ViewBrowser } from './harness.js';
 
@@ -28,13 +35,18 @@ async function afterFrame(page: Page, act: () => Promise<unknown>): Promise<void
   await page.waitForFunction(`Number(document.querySelector('${VIEW}').dataset.frames) > ${before}`, undefined, { timeout: 10_000 });
 }
 
+const spatial = new WeakMap<TimelineView, Spatial>();
+
 /** Client coordinates of the middle of span i (which must be in view). */
 async function spanPoint(page: Page, v: TimelineView, i: number): Promise<{ x: number; y: number }> {
   const box = await page.locator(`${VIEW} canvas.cv-tl-canvas`).boundingBox();
   if (!box) throw new Error('no canvas');
-  const [left, top, vs, k, laneH, scroll] = await Promise.all(['plot-left', 'plot-top', 'view-start', 'px-per-us', 'lane-height', 'scroll-top'].map((a) => data(page, a)));
+  const [left, top, vs, k, laneH, gap, scroll] = await Promise.all(['plot-left', 'plot-top', 'view-start', 'px-per-us', 'lane-height', 'lane-gap', 'scroll-top'].map((a) => data(page, a)));
+  const sp = spatial.get(v) ?? spatial.set(v, buildSpatial(v)).get(v);
+  const row = sp?.rows[sp.spanRow[i]];
+  if (!row) throw new Error(`span ${i} has no row`);
   const t = v.spans.start[i] + v.spans.dur[i] / 2;
-  return { x: box.x + left + (t - vs) * k, y: box.y + top + v.spans.lane[i] * laneH - scroll + laneH / 2 };
+  return { x: box.x + left + (t - vs) * k, y: box.y + top + v.spans.lane[i] * laneH - scroll + ((row.y0 + row.y1) / 2) * (laneH - gap) };
 }
 
 async function tooltip(page: Page): Promise<string> {
@@ -174,5 +186,50 @@ describeView('the timeline view', () => {
     console.log(`timeline 1024 ranks, ${v.spans.lane.length} spans: fit frame ${fitMs} ms; after zoom ${zoomMs.join(', ')} ms; pan ${panMs.join(', ')} ms`);
     for (const ms of [fitMs, ...zoomMs, ...panMs]) expect(ms).toBeLessThan(500);
     expect(errors).toEqual([]);
+  });
+
+  it('draws a measured run (coll run --trace): call spans above their steps, a step and a call hovered', async () => {
+    // The fixture when scripts/view-fixtures.ts has made it, else a run made now.
+    let file = fixture('timeline-run-allreduce-4.json');
+    let tmp: string | undefined;
+    if (!existsSync(file)) {
+      tmp = mkdtempSync(join(tmpdir(), 'coll-tl-run-'));
+      file = join(tmp, 'timeline-run-allreduce-4.json');
+      const root = fileURLToPath(new URL('../../', import.meta.url));
+      const r = spawnSync(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'src', 'cli', 'bin.ts'), 'run', '-n', '4', '--nodes', '2', '--trace', file, join(root, 'examples', 'allreduce.ts')], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    try {
+      const v = loadTimeline(JSON.parse(readFileSync(file, 'utf8')), 'timeline-run-allreduce-4.json');
+      expect(v.source).toBe('run');
+      const { page, errors } = await b.open([file]);
+      await page.locator(`${VIEW} canvas.cv-tl-canvas`).waitFor();
+      expect(await data(page, 'lanes')).toBe(v.lanes.length);
+      expect(await data(page, 'spans')).toBe(v.spans.lane.length);
+      expect(await data(page, 'critical')).toBe(v.critical.length);
+      const sp = buildSpatial(v);
+      const nested = (await page.locator(VIEW).getAttribute('data-nested-lanes')) ?? '';
+      expect(nested).toBe([...sp.nested].flatMap((x, l) => (x ? [l] : [])).join(','));
+      expect(nested).not.toBe('');
+      // The longest step and the call around it.
+      let step = -1;
+      v.spans.dur.forEach((d, j) => {
+        if (v.spans.peer[j] >= 0 && (step < 0 || d > v.spans.dur[step])) step = j;
+      });
+      const call = v.spans.lane.findIndex((l, j) => l === v.spans.lane[step] && v.kinds[v.spans.kind[j]] === 'collective' && v.spans.start[j] <= v.spans.start[step] && v.spans.start[j] + v.spans.dur[j] >= v.spans.start[step] + v.spans.dur[step]);
+      expect(call).toBeGreaterThanOrEqual(0);
+      const p = await spanPoint(page, v, step);
+      await page.mouse.move(p.x, p.y);
+      expectTooltipOf(await tooltip(page), v, step);
+      await screenshot(page, 'timeline-run');
+      const q = await spanPoint(page, v, call);
+      await page.mouse.move(q.x, q.y);
+      const text = await tooltip(page);
+      expectTooltipOf(text, v, call);
+      expect(text).toMatch(new RegExp(`label\\s+${v.spans.label[call]}`));
+      expect(errors).toEqual([]);
+    } finally {
+      if (tmp) rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -35,11 +35,12 @@ function view(spans: [lane: number, kind: string, start: number, dur: number][],
 }
 
 describe('buildSpatial', () => {
-  it('nests the steps of a call span, not a zero-length span at a step start', () => {
+  it('nests the steps of a call span, not a zero-length span at a step start; overlapping steps on tracks', () => {
     const v = view([
       [0, 'collective', 0, 50],
       [0, 'send', 5, 10],
-      [0, 'recv', 20, 10],
+      [0, 'recv', 8, 20],
+      [0, 'reduce', 30, 5],
       [0, 'collective', 60, 10],
       [0, 'reduce', 61, 2],
       [1, 'copy', 0, 0],
@@ -48,12 +49,19 @@ describe('buildSpatial', () => {
     ]);
     const sp = buildSpatial(v);
     expect([...sp.nested]).toEqual([1, 0]);
-    expect([...(sp.rows[0]?.idx ?? [])].map((i) => v.kinds[v.spans.kind[i]])).toEqual(['collective', 'collective']);
-    expect([...(sp.rows[1]?.idx ?? [])].map((i) => v.kinds[v.spans.kind[i]])).toEqual(['send', 'recv', 'reduce']);
-    expect(sp.rows[3]).toBeUndefined();
-    expect(sp.rows[2]?.idx.length).toBe(3);
+    expect([...sp.laneRows]).toEqual([0, 3, 4]);
+    const round = (x: number): number => Math.round(x * 1e6) / 1e6;
+    const rowKinds = sp.rows.map((r) => [r.lane, r.depth, r.track, round(r.y0), round(r.y1), [...r.idx].map((i) => v.kinds[v.spans.kind[i]]).join(' ')]);
+    expect(rowKinds).toEqual([
+      [0, 0, 0, 0, 0.3, 'collective collective'],
+      [0, 1, 0, 0.3, 0.65, 'send reduce reduce'],
+      [0, 1, 1, 0.65, 1, 'recv'],
+      [1, 0, 0, 0, 1, 'send copy recv'],
+    ]);
+    v.spans.lane.forEach((_, i) => expect(sp.rows[sp.spanRow[i]].idx).toContain(i));
     expect(sp.end).toBe(70);
-    expect([...sp.onPath]).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(sp.onPath[0]).toBe(1);
+    expect(sp.onPath.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
   it('finds the visible spans and hits like a linear scan, on random rows', () => {
@@ -63,7 +71,7 @@ describe('buildSpatial', () => {
     for (let i = 0; i < 400; i++) spans.push([0, 'x', Math.floor(rnd() * 1000), rnd() < 0.05 ? Math.floor(rnd() * 300) : Math.floor(rnd() * 5)]);
     const v = view(spans, 1);
     const sp = buildSpatial(v);
-    const rows = [sp.rows[0], sp.rows[1]].filter((r) => r !== undefined);
+    const rows = sp.rows;
     for (let q = 0; q < 300; q++) {
       const t0 = rnd() * 1100 - 50;
       const t1 = t0 + rnd() * 100;

@@ -22,11 +22,14 @@
  *
  * For tests the element (`el`) carries data-lanes, data-spans, data-critical (span
  * count), data-marks, data-messages (matched pairs), data-view-start and data-view-end
- * (µs), data-frame-ms (the last frame's draw time), data-frames (frames drawn), and the
- * mapping from a span to canvas coordinates (relative to `canvas.cv-tl-canvas`):
- * x = data-plot-left + (t − data-view-start) · data-px-per-us, and lane l spans
- * y = data-plot-top + l · data-lane-height − data-scroll-top over data-lane-height px
- * (in a lane with call spans, data-nested-lanes lists it, the top 30 % is the calls).
+ * (µs), data-frame-ms (the last frame's draw time), data-frames (frames drawn),
+ * data-first-lane / data-last-lane (the lanes drawn), data-drawn-spans / -messages /
+ * -critical (what the last frame drew), data-hover (the span under the pointer), and
+ * the mapping from a span to canvas coordinates (relative to `canvas.cv-tl-canvas`):
+ * x = data-plot-left + (t − data-view-start) · data-px-per-us; lane l starts at
+ * y = data-plot-top + l · data-lane-height − data-scroll-top, and span i's band in it
+ * runs from y0 to y1 of (data-lane-height − data-lane-gap), where row = rows[spanRow[i]]
+ * of buildSpatial(view) (src/view/timeline/spatial.ts) gives y0 and y1.
  */
 import './timeline.css';
 import type { TimelineView } from '../document.js';
@@ -44,8 +47,6 @@ const MIN_LANE = 3;
 const MAX_LANE = 44;
 /** Message lines are drawn when at most this many are in view. */
 const MAX_MESSAGES = 4000;
-/** Share of a nested lane's height taken by its outer (call) band. */
-const OUTER_BAND = 0.3;
 
 const KIND_COLOURS: Readonly<Record<string, string>> = {
   send: '#0072B2',
@@ -63,6 +64,8 @@ const KIND_COLOURS: Readonly<Record<string, string>> = {
 const MORE_COLOURS = ['#CC79A7', '#F0E442', '#882255', '#44AA99', '#999933', '#AA4499', '#661100', '#6699CC'];
 const IDLE = ['#EDF0F4', '#F5F7F9'];
 const NOISE = '#D7191C';
+/** Noise darkens what it covers, visible on every kind's colour. */
+const NOISE_WASH = 'rgba(31, 35, 40, 0.3)';
 const PATH = '#1F2328';
 const MESSAGE = 'rgba(31, 35, 40, 0.35)';
 
@@ -140,14 +143,18 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     htmlEl('label', { class: 'cv-tl-toggle' }, pathBox, swatch('cv-tl-swatch-path', PATH), 'critical path'),
     htmlEl('label', { class: 'cv-tl-toggle' }, msgBox, swatch('cv-tl-swatch-msg', MESSAGE), 'messages'),
     legend,
-    status,
   );
   const canvas = htmlEl('canvas', { class: 'cv-tl-canvas', role: 'img', 'aria-label': `Timeline of ${view.ranks} ranks: lanes as rows, time left to right` });
   const overlay = htmlEl('canvas', { class: 'cv-tl-overlay', 'aria-hidden': 'true' });
   const spacer = htmlEl('div', { class: 'cv-tl-spacer' });
   const scroller = htmlEl('div', { class: 'cv-tl-vscroll', 'aria-hidden': 'true' }, spacer);
   const plot = htmlEl('div', { class: 'cv-tl-plot' }, canvas, overlay, scroller);
-  const hint = htmlEl('div', { class: 'cv-tl-hint' }, 'Wheel, + / − or double click to zoom, drag or ← → to pan, ↑ ↓ or shift + wheel for more lanes, 0 or Fit to see it all; hover a span for its details.');
+  const hint = htmlEl(
+    'div',
+    { class: 'cv-tl-hint' },
+    htmlEl('span', {}, 'Wheel, + / − or double click to zoom, drag or ← → to pan, ↑ ↓ or shift + wheel for more lanes, 0 or Fit to see it all; hover a span for its details.'),
+    status,
+  );
   root.append(htmlEl('div', { class: 'cv-tl-head' }, summary, pathInfo), toolbar, hint, plot);
   el.replaceChildren(root);
 
@@ -239,16 +246,22 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
   }
 
   const laneTop = (l: number): number => TOP + l * laneH - scrollY;
-  /** Top and height of a row's band within its lane. */
-  function band(l: number, depth: 0 | 1): [number, number] {
-    const y = laneTop(l);
-    const gap = laneH >= 8 ? 1 : 0;
-    const h = laneH - gap;
-    if (!sp.nested[l]) return [y, h];
-    const outer = Math.max(1, Math.round(h * OUTER_BAND));
-    return depth === 0 ? [y, outer] : [y + outer, h - outer];
+  /** Lane height without the gap between lanes. */
+  const usable = (): number => laneH - (laneH >= 8 ? 1 : 0);
+  /** Top and height of a row's band within its lane (whole pixels, at least one). */
+  function band(row: Row): [number, number] {
+    const y = laneTop(row.lane);
+    const hu = usable();
+    const a = Math.round(row.y0 * hu);
+    const b = Math.round(row.y1 * hu);
+    return [y + a, Math.max(1, b - a)];
   }
   const xOf = (t: number, k: number): number => LEFT + (t - vs) * k;
+  /** The middle of span i's band. */
+  const midY = (i: number): number => {
+    const [y, h] = band(sp.rows[sp.spanRow[i]]);
+    return y + h / 2;
+  };
 
   /** Rects per kind for this frame (x, y, w, h flattened). */
   const batches: number[][] = view.kinds.map(() => []);
@@ -276,9 +289,7 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     const xb = Math.min(R, xOf(total, k));
     for (let l = first; l < last; l++) {
       ctx.fillStyle = IDLE[view.laneRank[l] % 2];
-      const [y, h] = band(l, 0);
-      const full = sp.nested[l] ? laneH - (laneH >= 8 ? 1 : 0) : h;
-      ctx.fillRect(xa, y, xb - xa, full);
+      ctx.fillRect(xa, laneTop(l), xb - xa, usable());
     }
 
     // Spans: visible ones per row; sub-pixel ones merged per pixel column.
@@ -286,56 +297,53 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     const msgFrom: number[] = [];
     let msgOver = false;
     let drawn = 0;
-    for (let l = first; l < last; l++) {
-      for (const depth of [0, 1] as const) {
-        const row = sp.rows[2 * l + depth];
-        if (!row) continue;
-        const [y, h] = band(l, depth);
-        let colX = -1;
-        let colKind = -1;
-        let colDur = -1;
-        const flush = (): void => {
-          if (colX >= 0) batches[colKind].push(colX, y, 1, h);
-        };
-        const m = row.idx.length;
-        for (let p = firstVisible(row, vs); p < m; p++) {
-          const s = row.start[p];
-          if (s > ve) break;
-          const i = row.idx[p];
-          const d = spans.dur[i];
-          if (s + d < vs) continue;
-          drawn++;
-          const kd = spans.kind[i];
-          if (showMsgs && !msgOver && spans.match[i] >= 0) {
-            if (isSend[kd]) {
-              msgFrom.push(i);
-            } else if (isRecv[kd]) {
-              const ml = spans.lane[spans.match[i]];
-              if (ml < first || ml >= last) msgFrom.push(spans.match[i]);
-            }
-            if (msgFrom.length > MAX_MESSAGES) msgOver = true;
+    for (let r = sp.laneRows[first]; r < sp.laneRows[last]; r++) {
+      const row = sp.rows[r];
+      const [y, h] = band(row);
+      let colX = -1;
+      let colKind = -1;
+      let colDur = -1;
+      const flush = (): void => {
+        if (colX >= 0) batches[colKind].push(colX, y, 1, h);
+      };
+      const m = row.idx.length;
+      for (let p = firstVisible(row, vs); p < m; p++) {
+        const s = row.start[p];
+        if (s > ve) break;
+        const i = row.idx[p];
+        const d = spans.dur[i];
+        if (s + d < vs) continue;
+        drawn++;
+        const kd = spans.kind[i];
+        if (showMsgs && !msgOver && spans.match[i] >= 0) {
+          if (isSend[kd]) {
+            msgFrom.push(i);
+          } else if (isRecv[kd]) {
+            const ml = spans.lane[spans.match[i]];
+            if (ml < first || ml >= last) msgFrom.push(spans.match[i]);
           }
-          let x0 = xOf(s, k);
-          let x1 = xOf(s + d, k);
-          if (x0 < LEFT) x0 = LEFT;
-          if (x1 > R) x1 = R;
-          if (x1 - x0 >= 1) {
-            batches[kd].push(x0, y, x1 - x0, h);
-          } else {
-            const c = Math.floor(x0);
-            if (c !== colX) {
-              flush();
-              colX = c;
-              colKind = kd;
-              colDur = d;
-            } else if (d > colDur) {
-              colKind = kd;
-              colDur = d;
-            }
+          if (msgFrom.length > MAX_MESSAGES) msgOver = true;
+        }
+        let x0 = xOf(s, k);
+        let x1 = xOf(s + d, k);
+        if (x0 < LEFT) x0 = LEFT;
+        if (x1 > R) x1 = R;
+        if (x1 - x0 >= 1) {
+          batches[kd].push(x0, y, x1 - x0, h);
+        } else {
+          const c = Math.floor(x0);
+          if (c !== colX) {
+            flush();
+            colX = c;
+            colKind = kd;
+            colDur = d;
+          } else if (d > colDur) {
+            colKind = kd;
+            colDur = d;
           }
         }
-        flush();
       }
+      flush();
     }
     for (let kd = 0; kd < batches.length; kd++) {
       const b = batches[kd];
@@ -346,8 +354,7 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
       ctx.fill();
     }
 
-    // Noise marks: a red wash over the lane and a bar on its top edge.
-    ctx.fillStyle = NOISE;
+    // Noise marks: a dark wash over the lane and a red bar on its top edge.
     for (let l = first; l < last; l++) {
       const row = sp.marks[l];
       if (!row) continue;
@@ -363,9 +370,9 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
         const w = Math.max(1, x1 - x0);
         if (x0 + w <= lastX) continue; // this pixel column is marked already
         lastX = x0 + w;
-        ctx.globalAlpha = 0.28;
+        ctx.fillStyle = NOISE_WASH;
         ctx.fillRect(x0, y, w, h);
-        ctx.globalAlpha = 1;
+        ctx.fillStyle = NOISE;
         ctx.fillRect(x0, y, w, Math.max(1, Math.min(3, Math.floor(h / 3))));
       }
     }
@@ -378,8 +385,8 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
       ctx.beginPath();
       for (const s of msgFrom) {
         const r = spans.match[s];
-        const ys = laneTop(spans.lane[s]) + laneH / 2;
-        const yr = laneTop(spans.lane[r]) + laneH / 2;
+        const ys = midY(s);
+        const yr = midY(r);
         ctx.moveTo(xOf(spans.start[s] + spans.dur[s], k), ys);
         ctx.lineTo(xOf(spans.start[r], k), yr);
         msgs++;
@@ -399,8 +406,8 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
         const l = spans.lane[i];
         const s = spans.start[i];
         const e = s + spans.dur[i];
-        const [y, h] = band(l, sp.depth[i] as 0 | 1);
-        const ym = laneTop(l) + laneH / 2;
+        const [y, h] = band(sp.rows[sp.spanRow[i]]);
+        const ym = y + h / 2;
         const x0 = xOf(s, k);
         const x1 = xOf(e, k);
         const visible = e >= vs && s <= ve && l >= first && l < last;
@@ -485,6 +492,7 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     el.dataset.pxPerUs = String(k);
     el.dataset.scrollTop = String(scrollY);
     el.dataset.laneHeight = String(laneH);
+    el.dataset.laneGap = String(laneH - usable());
     el.dataset.firstLane = String(first);
     el.dataset.lastLane = String(last);
     el.dataset.drawnSpans = String(drawn);
@@ -510,7 +518,7 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     octx.rect(LEFT, TOP, R - LEFT, height - TOP);
     octx.clip();
     const outline = (i: number): void => {
-      const [y, h] = band(spans.lane[i], sp.depth[i] as 0 | 1);
+      const [y, h] = band(sp.rows[sp.spanRow[i]]);
       const x0 = xOf(spans.start[i], k);
       const w = Math.max(3, spans.dur[i] * k);
       octx.strokeRect(x0 - (spans.dur[i] * k < 3 ? 1.5 : 0), y - 1, w, h + 2);
@@ -524,8 +532,8 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
         outline(m);
         const [s, r] = isSend[spans.kind[hover]] ? [hover, m] : [m, hover];
         octx.beginPath();
-        octx.moveTo(xOf(spans.start[s] + spans.dur[s], k), laneTop(spans.lane[s]) + laneH / 2);
-        octx.lineTo(xOf(spans.start[r], k), laneTop(spans.lane[r]) + laneH / 2);
+        octx.moveTo(xOf(spans.start[s] + spans.dur[s], k), midY(s));
+        octx.lineTo(xOf(spans.start[r], k), midY(r));
         octx.stroke();
       }
     }
@@ -547,12 +555,17 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     const k = pxPerUs();
     const t = vs + (x - LEFT) / k;
     const tol = 3 / k;
-    let depth: 0 | 1 = 0;
-    if (sp.nested[l]) {
-      const [yo, ho] = band(l, 0);
-      depth = y >= yo + ho ? 1 : 0;
+    // The row whose band holds y (the nearest one in a lane's gap).
+    let row: Row | undefined;
+    let bestD = Infinity;
+    for (let r = sp.laneRows[l]; r < sp.laneRows[l + 1]; r++) {
+      const [yb, hb] = band(sp.rows[r]);
+      const d = y < yb ? yb - y : y >= yb + hb ? y - (yb + hb) + 1 : 0;
+      if (d < bestD) {
+        bestD = d;
+        row = sp.rows[r];
+      }
     }
-    const row = sp.rows[2 * l + depth] ?? sp.rows[2 * l + (1 - depth)];
     const span = row ? hitRow(row, spans.dur, t, tol) : -1;
     const mrow: Row | undefined = sp.marks[l];
     const mark = mrow ? hitRow(mrow, view.marks.dur, t, tol) : -1;

@@ -24,7 +24,9 @@
  * noise parts of `coll sim --json`'s breakdown (the gaps: skew, α, β, queueing).
  * Not followed: waits in another rank's queue (several NIC-run ranks sharing one
  * node's NIC) and phase barriers of `--execution phased`; the path then continues
- * on the same rank across the wait.
+ * on the same rank across the wait. A rank's late arrival (`--skew`) is seen only
+ * where the trace has a 'start' span (a machine with a call overhead, or NIC modes):
+ * without one, a rank's first recv is taken to have waited for its message.
  */
 
 /** What the walk reads of a TimelineView. */
@@ -141,19 +143,23 @@ export function criticalPath(v: CriticalPathInput, tiebreak?: ArrayLike<number>)
   return path.reverse();
 }
 
-/** Sum of the path's span durations and of the gaps between consecutive spans (µs). */
+/**
+ * Where the path's time goes (µs): `busy`, time covered by its spans, and `gaps`, time
+ * between them (from 0 to its first span, and wherever it waits: latency, queueing,
+ * skew); busy + gaps = end, the end of its last span. Spans that overlap the path's
+ * earlier ones (an eager send that returns after its recv completed) count once.
+ */
 export function pathParts(v: Pick<CriticalPathInput, 'spans'>, path: readonly number[]): { busy: number; gaps: number; end: number } {
   const { start, dur } = v.spans;
   let busy = 0;
   let gaps = 0;
-  for (let k = 0; k < path.length; k++) {
-    const i = path[k];
-    busy += dur[i];
-    if (k > 0) {
-      const prev = path[k - 1];
-      gaps += Math.max(0, start[i] - (start[prev] + dur[prev]));
-    } else gaps += start[i];
+  let front = 0;
+  for (const i of path) {
+    const s = start[i];
+    const e = s + dur[i];
+    if (s > front) gaps += s - front;
+    if (e > Math.max(s, front)) busy += e - Math.max(s, front);
+    if (e > front) front = e;
   }
-  const lastSpan = path[path.length - 1];
-  return { busy, gaps, end: path.length ? start[lastSpan] + dur[lastSpan] : 0 };
+  return { busy, gaps, end: front };
 }

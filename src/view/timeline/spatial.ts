@@ -1,18 +1,25 @@
 /**
  * The timeline renderer's index over a TimelineView (pure code, shared by the page
  * and the unit tests): spans grouped into rows (a lane's outer spans, and the spans
- * nested inside them, such as the steps of a measured run's collective call), each
- * row sorted by start with the running maximum of its ends, so the spans visible in a
- * time window are found by binary search and walked in order; the same for marks; the
- * span under a point; and the time axis's ticks.
+ * nested inside them, such as the steps of a measured run's collective call; spans
+ * that overlap without nesting, steps in flight together, on side-by-side tracks),
+ * each row sorted by start with the running maximum of its ends, so the spans visible
+ * in a time window are found by binary search and walked in order; the same for
+ * marks; the span under a point; and the time axis's ticks.
  */
 import type { TimelineView } from '../document.js';
 
-/** One row: spans of one lane at one nesting depth class (0: outer, 1: nested). */
+/** One row: spans of one lane at one nesting depth on one track, sorted by start. */
 export interface Row {
   readonly lane: number;
+  /** 0: outer spans; 1: spans nested inside them (the steps of a call). */
   readonly depth: 0 | 1;
-  /** Span indices, sorted by start. */
+  /** Track within the depth: overlapping spans (steps in flight together) go side by side. */
+  readonly track: number;
+  /** The row's band within its lane, as fractions of the lane's height. */
+  readonly y0: number;
+  readonly y1: number;
+  /** Span (or mark) indices, sorted by start. */
   readonly idx: Int32Array;
   readonly start: Float64Array;
   /** Running maximum of the ends (non-decreasing). */
@@ -20,20 +27,26 @@ export interface Row {
 }
 
 export interface Spatial {
-  /** rows[lane * 2 + depth], undefined when empty. */
-  readonly rows: readonly (Row | undefined)[];
-  /** Whether lane l has nested spans (it is then drawn in two bands). */
+  /** All rows; lane l's are rows[laneRows[l]] … rows[laneRows[l + 1] − 1], top to bottom. */
+  readonly rows: readonly Row[];
+  readonly laneRows: Int32Array;
+  /** Per span: the index of its row. */
+  readonly spanRow: Int32Array;
+  /** Whether lane l has nested spans (calls above, their steps below). */
   readonly nested: Uint8Array;
-  /** Per span: 1 when nested inside another span of its lane (its row's depth). */
-  readonly depth: Uint8Array;
-  /** Marks per lane, sorted by start, with running max end (undefined: none). */
+  /** Marks per lane (band: the whole lane), undefined where there are none. */
   readonly marks: readonly (Row | undefined)[];
-  /** End of the last span or mark (µs), at least a tiny positive width. */
+  /** End of the last span or mark (µs); 1 when everything has zero length. */
   readonly end: number;
   readonly onPath: Uint8Array;
 }
 
-function makeRow(lane: number, depth: 0 | 1, ids: readonly number[], start: ArrayLike<number>, dur: ArrayLike<number>): Row {
+/** Tracks per depth at most; further overlapping spans share the track that frees first. */
+export const MAX_TRACKS = 3;
+/** Share of a nested lane's height taken by its outer (call) band. */
+export const OUTER_BAND = 0.3;
+
+function makeRow(lane: number, depth: 0 | 1, track: number, y0: number, y1: number, ids: readonly number[], start: ArrayLike<number>, dur: ArrayLike<number>): Row {
   const n = ids.length;
   const idx = Int32Array.from(ids);
   const s = new Float64Array(n);
@@ -46,7 +59,33 @@ function makeRow(lane: number, depth: 0 | 1, ids: readonly number[], start: Arra
     if (e > mx) mx = e;
     m[k] = mx;
   }
-  return { lane, depth, idx, start: s, maxEnd: m };
+  return { lane, depth, track, y0, y1, idx, start: s, maxEnd: m };
+}
+
+const eps = (t: number): number => 1e-9 * Math.max(1, Math.abs(t));
+
+/** Greedy interval packing: the first track free at the span's start (zero-length spans stay on track 0). */
+function pack(ids: readonly number[], start: ArrayLike<number>, dur: ArrayLike<number>): number[][] {
+  const tracks: number[][] = [];
+  const free: number[] = [];
+  for (const i of ids) {
+    const s = start[i];
+    let t = 0;
+    if (dur[i] > 0) {
+      t = free.findIndex((f) => f <= s + eps(s));
+      if (t < 0) {
+        if (tracks.length < MAX_TRACKS) t = tracks.length;
+        else t = free.indexOf(Math.min(...free));
+      }
+    }
+    if (t === tracks.length) {
+      tracks.push([]);
+      free.push(-Infinity);
+    }
+    tracks[t].push(i);
+    free[t] = Math.max(free[t], s + dur[i]);
+  }
+  return tracks;
 }
 
 /** Build the index. Spans must be sorted by lane, then start (the loader's order). */
@@ -57,14 +96,12 @@ export function buildSpatial(v: TimelineView): Spatial {
   const outer: number[][] = Array.from({ length: L }, () => []);
   const inner: number[][] = Array.from({ length: L }, () => []);
   const nested = new Uint8Array(L);
-  const depth = new Uint8Array(n);
   // Nesting per lane: a span inside the open outer span is nested (a zero-length span
   // at the outer span's start is not: the simulator's zero-length copy before a send).
   let curLane = -1;
   let openStart = -Infinity;
   let openEnd = -Infinity;
   let end = 0;
-  const eps = (t: number): number => 1e-9 * Math.max(1, Math.abs(t));
   for (let i = 0; i < n; i++) {
     const l = lane[i];
     const s = start[i];
@@ -78,7 +115,6 @@ export function buildSpatial(v: TimelineView): Spatial {
     if (s < openEnd - eps(openEnd) && e <= openEnd + eps(openEnd) && (dur[i] > 0 || s > openStart + eps(openStart))) {
       inner[l].push(i);
       nested[l] = 1;
-      depth[i] = 1;
     } else {
       outer[l].push(i);
       if (e > openEnd) {
@@ -87,21 +123,33 @@ export function buildSpatial(v: TimelineView): Spatial {
       }
     }
   }
-  const rows: (Row | undefined)[] = new Array<Row | undefined>(2 * L).fill(undefined);
+  const rows: Row[] = [];
+  const laneRows = new Int32Array(L + 1);
+  const spanRow = new Int32Array(n).fill(-1);
   for (let l = 0; l < L; l++) {
-    if (outer[l].length) rows[2 * l] = makeRow(l, 0, outer[l], start, dur);
-    if (inner[l].length) rows[2 * l + 1] = makeRow(l, 1, inner[l], start, dur);
+    laneRows[l] = rows.length;
+    const o = pack(outer[l], start, dur);
+    const m = pack(inner[l], start, dur);
+    const bands: [0 | 1, number[][], number, number][] = m.length ? [[0, o, 0, OUTER_BAND], [1, m, OUTER_BAND, 1]] : [[0, o, 0, 1]];
+    for (const [depth, tracks, a, b] of bands) {
+      const h = (b - a) / Math.max(1, tracks.length);
+      tracks.forEach((ids, t) => {
+        for (const i of ids) spanRow[i] = rows.length;
+        rows.push(makeRow(l, depth, t, a + t * h, a + (t + 1) * h, ids, start, dur));
+      });
+    }
   }
+  laneRows[L] = rows.length;
   const byLane: number[][] = Array.from({ length: L }, () => []);
   v.marks.lane.forEach((l, i) => {
     if (l >= 0 && l < L) byLane[l].push(i);
     const e = v.marks.start[i] + v.marks.dur[i];
     if (e > end) end = e;
   });
-  const marks = byLane.map((ids, l) => (ids.length ? makeRow(l, 0, ids.sort((a, b) => v.marks.start[a] - v.marks.start[b]), v.marks.start, v.marks.dur) : undefined));
+  const marks = byLane.map((ids, l) => (ids.length ? makeRow(l, 0, 0, 0, 1, ids.sort((a, b) => v.marks.start[a] - v.marks.start[b]), v.marks.start, v.marks.dur) : undefined));
   const onPath = new Uint8Array(n);
   for (const i of v.critical) onPath[i] = 1;
-  return { rows, nested, depth, marks, end: end > 0 ? end : 1, onPath };
+  return { rows, laneRows, spanRow, nested, marks, end: end > 0 ? end : 1, onPath };
 }
 
 /** First position in the row whose span may end after t (all before it end at or before t). */
