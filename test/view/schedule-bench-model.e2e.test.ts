@@ -9,9 +9,15 @@
  * fixture. Screenshots: docs/img/view-schedule.png, view-bench.png, view-model.png
  * with COLL_VIEW_SCREENSHOTS=1.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { generateSchedule } from '../../src/algorithms/registry.js';
+import { scheduleDocument } from '../../src/cli/commands/schedule.js';
+import { computeStats } from '../../src/schedule/stats.js';
+import { flatTopology } from '../../src/schedule/topology.js';
 import { formatRatio, formatUs } from '../../src/view/page/format.js';
 import { describeView, fixture, launchViewBrowser, screenshot, type ViewBrowser, type ViewPage } from './harness.js';
 
@@ -51,7 +57,8 @@ interface RawTune {
   readonly verified: { readonly points: readonly { readonly collective: string; readonly P: number; readonly bytes: number; readonly choice: RawSide; readonly default: RawSide }[] };
 }
 interface RawFit {
-  readonly series: readonly { readonly name: string; readonly points: readonly { readonly x: number; readonly measuredUs: number; readonly predictedUs?: number }[] }[];
+  /** src/tune/fit-report.ts: samples in seconds. */
+  readonly series: readonly { readonly name: string; readonly samples: { readonly x: readonly number[]; readonly measured: readonly number[]; readonly predicted: readonly number[] } }[];
 }
 
 const FILES = {
@@ -112,7 +119,8 @@ describeView('the schedule, bench and model views', () => {
 
   it('draws the schedule: a row per rank, an arrow per send, a box per local step; hovering an arrow shows its numbers and lights its dependencies', async () => {
     const { page } = vp;
-    const raw = read<{ schedule: readonly RawRank[] }>(FILES.schedule).schedule;
+    const doc = read<{ schedule: readonly RawRank[]; elementBytes?: number }>(FILES.schedule);
+    const raw = doc.schedule;
     const size = raw[0].size;
     const sends = raw.flatMap((r) => r.steps.map((s, i) => ({ rank: r.rank, i, s })).filter((x) => x.s.kind === 'send'));
     const locals = raw.reduce((n, r) => n + r.steps.filter((s) => !isMessage(s.kind)).length, 0);
@@ -137,7 +145,7 @@ describeView('the schedule, bench and model views', () => {
     expect(tip.get('peer')).toBe(`${to} (recv #${recvIdx})`);
     expect(tip.get('round')).toBe(String(send.s.round));
     expect(tip.get('count')).toBe(String(countOf(send.s)));
-    const bytes = countOf(send.s) * 8;
+    const bytes = countOf(send.s) * (doc.elementBytes ?? 8);
     expect(tip.get('bytes')).toMatch(new RegExp(`(^|\\()${bytes} B\\)?$`));
     if (send.s.phase) expect(tip.get('phase')).toBe(send.s.phase);
     expect(tip.get('send waits for')).toBe(send.s.deps.length ? send.s.deps.map((d) => depName(raw[a].steps, d)).join(', ') : 'nothing');
@@ -162,6 +170,12 @@ describeView('the schedule, bench and model views', () => {
     await page.locator('.cv-sched-btn[data-action="zoom-in"]').click();
     expect(Number(await el.getAttribute('data-zoom'))).toBeCloseTo(z0 * 1.5, 2);
     await page.locator('.cv-sched-btn[data-action="reset"]').click();
+    expect(Number(await el.getAttribute('data-zoom'))).toBeCloseTo(z0, 3);
+    // The same from the keyboard on the focused diagram.
+    await page.locator('.cv-sched-svg').focus();
+    await page.keyboard.press('+');
+    expect(Number(await el.getAttribute('data-zoom'))).toBeCloseTo(z0 * 1.5, 2);
+    await page.keyboard.press('0');
     expect(Number(await el.getAttribute('data-zoom'))).toBeCloseTo(z0, 3);
     await hoverTip(page, `.msg-arrow[data-rank="${a}"][data-step="${send.i}"]`);
     await screenshot(page, 'schedule');
@@ -282,20 +296,60 @@ describeView('the schedule, bench and model views', () => {
     expect(vp.errors).toEqual([]);
   });
 
+  it('stays usable on 1,024 ranks: out-of-view rows are culled, zooming repaints quickly, hovering still answers', async () => {
+    // `coll schedule allreduce recursive_doubling -n 1024 --count 16 --json`, made in-process.
+    const P = 1024;
+    const schedule = generateSchedule('allreduce', 'recursive_doubling', { size: P, count: 16, root: 0, commutative: true, topology: flatTopology(P), params: {} });
+    const dir = mkdtempSync(join(tmpdir(), 'coll-view-big-'));
+    try {
+      const file = join(dir, 'schedule-allreduce-rd-1024.json');
+      writeFileSync(file, JSON.stringify(scheduleDocument(schedule, computeStats(schedule, { topology: flatTopology(P) }))));
+      const { page, errors } = await b.open([file]);
+      const el = page.locator('#cv-panel .cv-view');
+      const sends = schedule.reduce((n, r) => n + r.steps.filter((x) => x.kind === 'send').length, 0);
+      expect(await el.getAttribute('data-ranks')).toBe(String(P));
+      expect(await page.locator('.rank-row').count()).toBe(P);
+      expect(await el.getAttribute('data-arrows')).toBe(String(sends));
+      // Only the groups near the viewport are displayed.
+      const groups = page.locator('.cv-sched-boxes > g');
+      const hidden = Number(await page.evaluate("[...document.querySelectorAll('.cv-sched-boxes > g')].filter((g) => g.style.display === 'none').length"));
+      expect(hidden).toBeGreaterThan((await groups.count()) / 2);
+      // Four zoom steps, each awaited to its next frame: a sanity bound (drawn without
+      // culling a step took up to 850 ms on a loaded 2-core machine, with it 30–70 ms).
+      const ms = Number(
+        await page.evaluate(`(async () => {
+          const frame = () => new Promise((r) => requestAnimationFrame(() => r(0)));
+          const buttons = ['zoom-in', 'zoom-out'].map((a) => document.querySelector('.cv-sched-btn[data-action="' + a + '"]'));
+          const t = performance.now();
+          for (let i = 0; i < 4; i++) { buttons[i % 2].click(); await frame(); }
+          return (performance.now() - t) / 4;
+        })()`),
+      );
+      expect(ms).toBeLessThan(1500);
+      const tip = await hoverTip(page, '.op-box[data-rank="1"][data-kind="reduce"]');
+      expect(tip.get('kind')).toBe('reduce');
+      expect(tip.get('rank')).toMatch(/^1 \(step #\d+\)$/);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(!hasFit)('draws a fit report as measured samples against the fitted line', async () => {
     const { page } = vp;
     const f = read<RawFit>(FILES.fit);
-    const samples = f.series.reduce((n, s) => n + s.points.filter((p) => p.measuredUs > 0).length, 0);
+    const samples = f.series.reduce((n, s) => n + s.samples.measured.filter((m) => m > 0).length, 0);
     await show(page, FILES.fit);
     expect(await page.locator('.model-point.role-fit').count()).toBe(samples);
-    expect(await page.locator('.model-line.fitted').count()).toBe(f.series.filter((s) => s.points.some((p) => p.predictedUs !== undefined && p.predictedUs > 0)).length);
+    expect(await page.locator('.model-line.fitted').count()).toBe(f.series.filter((s) => s.samples.predicted.some((p) => p > 0)).length);
     expect(await page.locator('.model-line.measured').count()).toBe(0);
-    const s = f.series.find((x) => x.points.some((p) => p.predictedUs !== undefined));
+    const s = f.series.find((x) => x.samples.predicted.some((p) => p > 0) && x.samples.measured.some((m) => m > 0));
     if (s) {
-      const p = s.points.find((x) => x.predictedUs !== undefined) ?? s.points[0];
-      const tip = await hoverTip(page, `.model-point[data-algorithm="${s.name}"][data-bytes="${p.x}"]`);
-      expect(tip.get('measured')).toBe(formatUs(p.measuredUs));
-      expect(tip.get('predicted')).toBe(formatUs(p.predictedUs ?? 0));
+      const i = s.samples.x.findIndex((_, j) => s.samples.measured[j] > 0 && s.samples.predicted[j] > 0);
+      const tip = await hoverTip(page, `.model-point.role-fit[data-algorithm="${s.name}"][data-bytes="${s.samples.x[i]}"]`);
+      expect(tip.get('measured')).toBe(formatUs(s.samples.measured[i] * 1e6));
+      expect(tip.get('predicted')).toBe(formatUs(s.samples.predicted[i] * 1e6));
     }
     expect(vp.errors).toEqual([]);
   });

@@ -93,7 +93,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
     legend.append(htmlEl('li', { 'data-kind': 'unmatched' }, htmlEl('span', { class: 'cv-sched-swatch cv-sched-swatch-arrow cv-sched-swatch-unmatched' }), 'unmatched'));
   }
   const toolbar = htmlEl('div', { class: 'cv-sched-toolbar' }, summary, htmlEl('span', { class: 'cv-sched-buttons' }, zoomIn, zoomOut, fitBtn, resetBtn), legend);
-  const hint = htmlEl('div', { class: 'cv-sched-hint' }, 'Wheel or buttons to zoom, drag to pan; hover a box or an arrow for its bytes and dependencies.');
+  const hint = htmlEl('div', { class: 'cv-sched-hint' }, 'Wheel, buttons or + − 0 f on the focused diagram to zoom; drag or arrow keys to pan; hover a box or an arrow for its bytes and dependencies.');
 
   // ---- Geometry: rows and slots share the area the view has (see fitLayoutOptions).
   root.append(toolbar, hint);
@@ -133,7 +133,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   };
 
   // ---- The SVG skeleton.
-  const svg = svgEl('svg', { class: 'cv-sched-svg', role: 'img', 'aria-label': `Schedule of ${view.collective} ${view.algorithm} on ${view.size} ranks: ranks as rows, rounds as columns` });
+  const svg = svgEl('svg', { class: 'cv-sched-svg', tabindex: 0, role: 'img', 'aria-label': `Schedule of ${view.collective} ${view.algorithm} on ${view.size} ranks: ranks as rows, rounds as columns` });
   // A nested <svg> clips the zoomed content (much cheaper to repaint than a clip-path).
   const plot = svgEl('svg', { class: 'cv-sched-plot', x: LEFT, y: TOP, width: 100, height: 100, overflow: 'hidden' });
   const content = svgEl('g', { class: 'cv-sched-content' });
@@ -287,6 +287,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   };
 
   let current: ZoomTransform = zoomIdentity;
+  let settle: ReturnType<typeof setTimeout> | undefined;
   const updateLabels = (t: ZoomTransform): void => {
     const rs = labelStride(t.k * rowH, 11);
     rankText.forEach((txt, i) => {
@@ -338,10 +339,14 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   const zoomer: ZoomBehavior<SVGSVGElement, unknown> = d3zoom<SVGSVGElement, unknown>()
     .scaleExtent([Math.min(fitTransform().k, 1) / 2, 40])
     .constrain((t) => constrain(t))
-    .on('zoom', (e: { transform: ZoomTransform }) => onZoom(e.transform))
-    // Large: stroke widths follow the zoom once it settles (a style change on every path).
-    .on('end', (e: { transform: ZoomTransform }) => {
-      if (large) content.style.setProperty('--cv-px', String(1 / e.transform.k));
+    .on('zoom', (e: { transform: ZoomTransform }) => {
+      onZoom(e.transform);
+      // Large: stroke widths follow the zoom once it has settled for a moment (the
+      // change restyles every path, too slow for each frame of a wheel or each click).
+      if (large) {
+        clearTimeout(settle);
+        settle = setTimeout(() => content.style.setProperty('--cv-px', String(1 / e.transform.k)), 250);
+      }
     });
   const svgSel = select(svg);
   svgSel.call(zoomer);
@@ -351,6 +356,46 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   zoomOut.addEventListener('click', () => svgSel.call(zoomer.scaleBy, 1 / 1.5, [vw / 2 + LEFT, vh / 2 + TOP]));
   fitBtn.addEventListener('click', () => svgSel.call(zoomer.transform, fitTransform()));
   resetBtn.addEventListener('click', () => svgSel.call(zoomer.transform, initialTransform()));
+  // Keys on the focused diagram: + and − zoom, 0 resets, f fits, the arrows pan.
+  const onKey = (e: KeyboardEvent): void => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const centre: [number, number] = [vw / 2 + LEFT, vh / 2 + TOP];
+    const pan = (dx: number, dy: number): void => {
+      svgSel.call(zoomer.translateBy, dx / current.k, dy / current.k);
+    };
+    switch (e.key) {
+      case '+':
+      case '=':
+        svgSel.call(zoomer.scaleBy, 1.5, centre);
+        break;
+      case '-':
+        svgSel.call(zoomer.scaleBy, 1 / 1.5, centre);
+        break;
+      case '0':
+        svgSel.call(zoomer.transform, initialTransform());
+        break;
+      case 'f':
+        svgSel.call(zoomer.transform, fitTransform());
+        break;
+      case 'ArrowLeft':
+        pan(vw / 5, 0);
+        break;
+      case 'ArrowRight':
+        pan(-vw / 5, 0);
+        break;
+      case 'ArrowUp':
+        pan(0, vh / 5);
+        break;
+      case 'ArrowDown':
+        pan(0, -vh / 5);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
+  };
+  svg.addEventListener('keydown', onKey);
 
   const resize = typeof ResizeObserver === 'undefined' ? undefined : new ResizeObserver(() => {
     measure();
@@ -452,12 +497,14 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
   return {
     destroy(): void {
       clear();
+      clearTimeout(settle);
       resize?.disconnect();
       svgSel.on('.zoom', null);
       content.removeEventListener('pointerover', onOver);
       content.removeEventListener('pointermove', onOver);
       content.removeEventListener('pointerout', onOut);
       svg.removeEventListener('pointerleave', clear);
+      svg.removeEventListener('keydown', onKey);
       root.remove();
       for (const k of ['ranks', 'rounds', 'arrows', 'boxes', 'unmatched', 'zoom']) delete el.dataset[k];
     },
