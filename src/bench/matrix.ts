@@ -89,7 +89,13 @@ export interface MatrixProgress {
   readonly what: string;
 }
 
+/** `coll bench matrix --json`'s tags (docs/view-formats.md#bench-matrix); files written before them have none. */
+export const MATRIX_FORMAT = 'collectives-bench-matrix';
+export const MATRIX_VERSION = 1;
+
 export interface MatrixRun {
+  readonly format?: typeof MATRIX_FORMAT;
+  readonly version?: typeof MATRIX_VERSION;
   readonly started: string;
   readonly finished: string;
   readonly machine: string;
@@ -220,6 +226,8 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
   }
   onProgress?.({ done, total, what: 'done' });
   return {
+    format: MATRIX_FORMAT,
+    version: MATRIX_VERSION,
     started,
     finished: new Date().toISOString(),
     machine: machineLine(o.peers),
@@ -246,6 +254,12 @@ export async function runMatrix(o: MatrixOptions, onProgress?: (p: MatrixProgres
 // ------------------------------------------------------------------ report
 
 export { median };
+
+/** A run as the --json file holds it: the tags first (a run read from an older, untagged file gets them). */
+export function taggedRun(run: MatrixRun): MatrixRun {
+  const { format: _f, version: _v, ...rest } = run;
+  return { format: MATRIX_FORMAT, version: MATRIX_VERSION, ...rest };
+}
 
 export function geomean(xs: readonly number[]): number {
   const v = xs.filter((x) => Number.isFinite(x) && x > 0);

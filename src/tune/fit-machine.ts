@@ -90,8 +90,10 @@ export interface FitOptions {
 
 export interface FitReport {
   readonly machine: Machine;
-  readonly reduce: Readonly<Record<string, ReduceFit>>;
-  readonly copy: ReduceFit;
+  /** Per "op/datatype": the fit and its samples (x = elements combined, seconds per call). */
+  readonly reduce: Readonly<Record<string, ReduceFit & { readonly samples: readonly Sample[] }>>;
+  /** The memory copy fit and its samples (x = bytes, seconds per copy). */
+  readonly copy: ReduceFit & { readonly samples: readonly Sample[] };
   /** Ping-pong fits with their one-way samples. */
   readonly intra?: PingPongFit & { readonly samples: readonly Sample[] };
   readonly inter?: PingPongFit & { readonly samples: readonly Sample[] };
@@ -102,6 +104,8 @@ export interface FitReport {
   readonly testjigIntra?: { readonly fit: TestjigFit; readonly points: readonly TestjigPoint[] };
   /** LogGP between node processes (written) and within a node (reported, or written without the former). */
   readonly loggp?: LogGPFit;
+  /** Where `loggp` was measured: between node processes ('inter') or threads of one node ('intra'). */
+  readonly loggpLink?: 'inter' | 'intra';
   readonly loggpIntra?: LogGPFit;
   /** What could not be measured and why. */
   readonly missing: readonly string[];
@@ -125,14 +129,14 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
   const missing: string[] = [];
 
   // Reduction throughput.
-  const reduce: Record<string, ReduceFit> = {};
+  const reduce: Record<string, ReduceFit & { samples: readonly Sample[] }> = {};
   const rows: Record<string, number[]> = {};
   const gammaBy: Record<string, number> = {};
   for (const { op, dtype } of pairs) {
     const s = measureReduce(op, dtype, counts, o.timing);
     const key = `${op}/${dtype}`;
     const f = fitReduceThroughput(s);
-    reduce[key] = f;
+    reduce[key] = { ...f, samples: s };
     rows[key] = s.map((x) => x.seconds);
     const g = perUnit(f.gamma, s);
     gammaBy[key] = g.value;
@@ -314,5 +318,5 @@ export async function runFit(o: FitOptions = {}): Promise<FitReport> {
     ...(loggp ? { loggp } : {}),
     ppn: cpus().length,
   };
-  return { machine, reduce, copy, intra, inter, serial, serialSamples, testjig, testjigIntra, loggp: loggpInter ?? loggpIntra, loggpIntra: loggpInter ? loggpIntra : undefined, missing };
+  return { machine, reduce, copy: { ...copy, samples: copySamples }, intra, inter, serial, serialSamples, testjig, testjigIntra, loggp: loggpInter ?? loggpIntra, loggpLink: loggpInter ? 'inter' : loggpIntra ? 'intra' : undefined, loggpIntra: loggpInter ? loggpIntra : undefined, missing };
 }

@@ -7,3 +7,4 @@ export * from './candidates.js';
 export * from './tuner.js';
 export * from './decision.js';
 export * from './verify.js';
+export * from './fit-report.js';

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { isCollective } from '../../algorithms/registry.js';
 import { ArgumentError, checkIntRange } from '../../core/errors.js';
-import { docsMarkers, matrixHeatMap, matrixMarkdown, replaceSection, runMatrix, summarize, type MatrixRun } from '../../bench/matrix.js';
+import { docsMarkers, MATRIX_FORMAT, matrixHeatMap, matrixMarkdown, replaceSection, runMatrix, summarize, taggedRun, type MatrixRun } from '../../bench/matrix.js';
 import { PEER_MPIS, peerBinary, type PeerMpi } from '../../bench/peer.js';
 import type { CollectiveKind } from '../../schedule/types.js';
 import { helpText, opt, opts, parseArgs, type OptionSpec } from '../args.js';
@@ -28,7 +28,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'no-extras', type: 'boolean', description: 'skip the spot checks and the nonblocking / sub-communicator variants' },
   { name: 'private', type: 'boolean', description: 'private buffers instead of comm.alloc' },
   { name: 'idle', type: 'number', description: 'before each repetition wait (≤ 60 s) until the CPUs are at most this busy (default 0.25; 1 = never)' },
-  { name: 'json', type: 'string', description: 'write every sample as JSON to FILE' },
+  { name: 'json', type: 'string', description: 'write every sample as JSON to FILE (format collectives-bench-matrix, docs/view-formats.md)' },
   { name: 'plot', type: 'string', description: 'write the SVG heat map of the ratios to FILE (first MPI)' },
   { name: 'docs', type: 'string', description: 'replace the generated section of this markdown file (e.g. docs/benchmarks.md)' },
   { name: 'from', type: 'string', description: 'render a saved --json run instead of measuring' },
@@ -62,6 +62,8 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
   const from = opt<string>(args, 'from');
   if (from !== undefined) {
     run = JSON.parse(readFileSync(from, 'utf8')) as MatrixRun;
+    // Files written before the format tags have none; a tagged file must be this format.
+    if (run.format !== undefined && run.format !== MATRIX_FORMAT) throw new ArgumentError(`${from} is a '${String(run.format)}' file, not a benchmark matrix run (${MATRIX_FORMAT})`);
   } else {
     const peers = (opts<string>(args, 'compare').length > 0 ? opts<string>(args, 'compare') : ['openmpi']) as PeerMpi[];
     for (const p of peers) {
@@ -103,7 +105,7 @@ export async function benchMatrix(argv: readonly string[]): Promise<number> {
   }
   const json = opt<string>(args, 'json');
   if (json) {
-    writeFileSync(json, `${JSON.stringify(run, null, 1)}\n`);
+    writeFileSync(json, `${JSON.stringify(taggedRun(run), null, 1)}\n`);
     process.stderr.write(`wrote ${json}\n`);
   }
   const plot = opt<string>(args, 'plot');

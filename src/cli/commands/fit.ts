@@ -10,6 +10,8 @@ import { SCALAR_TYPE_NAMES } from '../../core/index.js';
 import { saveMachineFile } from '../../model/machines/load.js';
 import type { LinearFit } from '../../tune/lsq.js';
 import { runFit } from '../../tune/fit-machine.js';
+import { fitReportDocument } from '../../tune/fit-report.js';
+import { writeFileSync } from 'node:fs';
 import { fitPlan } from '../../tune/fit-plan.js';
 import { runtimeHooks } from '../../tune/runtime-hooks.js';
 import { helpText, opt, parseArgs, type OptionSpec } from '../args.js';
@@ -20,6 +22,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'name', type: 'string', description: 'machine name in the file (default local)' },
   { name: 'quick', type: 'boolean', description: 'fewer operators/datatypes, series and repetitions (under a minute)' },
   { name: 'kernels-only', type: 'boolean', description: 'skip the runtime jobs (link values written as marked assumptions)' },
+  { name: 'report', type: 'string', description: "write every fitted series (samples, the model's prediction at each, fit statistics; format collectives-fit-report, docs/view-formats.md) as JSON to FILE" },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
@@ -32,7 +35,7 @@ export const fitCommand: Command = {
   async run(argv) {
     const args = parseArgs(argv, OPTIONS);
     if (opt(args, 'help')) {
-      console.log(helpText('coll fit [--out machine.json] [--name N] [--quick] [--kernels-only]', OPTIONS));
+      console.log(helpText('coll fit [--out machine.json] [--name N] [--quick] [--kernels-only] [--report FILE]', OPTIONS));
       return 0;
     }
     const quick = opt<boolean>(args, 'quick') ?? false;
@@ -89,6 +92,12 @@ export const fitCommand: Command = {
     }
     const out = opt<string>(args, 'out') ?? 'machine.json';
     saveMachineFile(out, m);
+    const reportFile = opt<string>(args, 'report');
+    if (reportFile !== undefined) {
+      const doc = fitReportDocument(report);
+      writeFileSync(reportFile, `${JSON.stringify(doc, null, 1)}\n`);
+      console.log(`wrote the fit report ${reportFile} (${doc.series.length} series)`);
+    }
     console.log(`wrote ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s, a machine description (use: coll model allreduce --machine ${out} ...; coll sim allreduce --machine ${out} --procs 8; coll tune --machine ${out})`);
     return 0;
   },

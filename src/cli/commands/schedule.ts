@@ -23,7 +23,7 @@ const OPTIONS: OptionSpec[] = [
   { name: 'by', type: 'string', description: "'rounds' (default) or 'ranks'" },
   { name: 'ranks', type: 'string', description: "with --by ranks: only these ranks, e.g. 0,3" },
   { name: 'stats', type: 'boolean', description: 'also print statistics' },
-  { name: 'json', type: 'boolean', description: 'print the schedule and statistics as JSON' },
+  { name: 'json', type: 'boolean', description: 'print the schedule and statistics as JSON (format collectives-schedule, docs/view-formats.md; coll view shows it)' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
 
@@ -48,6 +48,15 @@ export function parseTopology(P: number, ppn: number | undefined, cyclic: boolea
     return t;
   }
   return ppn !== undefined ? nodeTopology(P, ppn, cyclic ? 'cyclic' : 'block') : flatTopology(P);
+}
+
+/** `coll schedule --json`'s document (docs/view-formats.md#schedule). */
+export const SCHEDULE_FORMAT = 'collectives-schedule';
+/** Bytes per element the schedule's counts are measured in (the statistics' "8 B/element"; there is no datatype option). */
+export const SCHEDULE_ELEMENT_BYTES = 8;
+
+export function scheduleDocument<S, T>(schedule: S, stats: T): { format: typeof SCHEDULE_FORMAT; version: 1; elementBytes: number; schedule: S; stats: T } {
+  return { format: SCHEDULE_FORMAT, version: 1, elementBytes: SCHEDULE_ELEMENT_BYTES, schedule, stats };
 }
 
 export const scheduleCommand: Command = {
@@ -78,7 +87,7 @@ export const scheduleCommand: Command = {
     });
     const stats = computeStats(schedule, { topology });
     if (opt(args, 'json')) {
-      console.log(JSON.stringify({ schedule, stats }, null, 1));
+      console.log(JSON.stringify(scheduleDocument(schedule, stats), null, 1));
       return 0;
     }
     const ranks = opt<string>(args, 'ranks')?.split(',').map(Number);

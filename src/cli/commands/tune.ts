@@ -42,10 +42,17 @@ const OPTIONS: OptionSpec[] = [
   { name: 'verify-bytes', type: 'string', description: 'message sizes the check runs (default: the grid sizes)' },
   { name: 'verify-reps', type: 'number', description: 'alternating passes per point, median kept (default 3)' },
   { name: 'verify-iterations', type: 'number', description: 'timed calls per pass for messages ≤ 16 KiB (default 50)' },
-  { name: 'report', type: 'string', description: 'write the tuning report (predicted and measured, per point) as JSON' },
+  { name: 'report', type: 'string', description: 'write the tuning report (predicted and measured seconds, per point; format collectives-tune-report, docs/view-formats.md) as JSON' },
   { name: 'quiet', alias: 'q', type: 'boolean', description: 'no progress display' },
   { name: 'help', alias: 'h', type: 'boolean', description: 'show this help' },
 ];
+
+/** `coll tune --report`'s document (docs/view-formats.md#tune-report): the report with its format tags first. */
+export const TUNE_REPORT_FORMAT = 'collectives-tune-report';
+
+export function tuneReportDocument<T extends object>(report: T): { format: typeof TUNE_REPORT_FORMAT; version: 1 } & T {
+  return { format: TUNE_REPORT_FORMAT, version: 1, ...report };
+}
 
 export const tuneCommand: Command = {
   name: 'tune',
@@ -135,7 +142,7 @@ export const tuneCommand: Command = {
     }
     const report = opt<string>(args, 'report');
     if (report) {
-      writeFileSync(report, `${JSON.stringify({ machine: machine.name, model, ppn, rules: table.rules, verified: check ? { options: check.options, points: check.points, skipped: check.skipped } : null }, null, 1)}\n`);
+      writeFileSync(report, `${JSON.stringify(tuneReportDocument({ machine: machine.name, model, ppn, rules: table.rules, verified: check ? { options: check.options, points: check.points, skipped: check.skipped } : null }), null, 1)}\n`);
       console.log(`wrote the tuning report ${report}`);
     }
     const out = opt<string>(args, 'out');
