@@ -34,7 +34,7 @@ import { jobSecret, type RingFile } from '../launch/daemon/protocol.js';
 import { ringRequest } from '../launch/daemon/ring.js';
 import { connectionSettings, type ConnectionSettings } from '../transport/connections.js';
 import { DEFAULT_TRACE_LIMIT, type EncodedTrace, type TraceSettings } from '../exec/trace.js';
-import { runTrace, writeRunTrace, type RunTraceFile } from './run-trace.js';
+import { RunTraceSink, type RunTraceFile } from './run-trace.js';
 
 export const DEFAULT_LAUNCH_AGENT = 'ssh -x -o BatchMode=yes';
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
@@ -131,9 +131,9 @@ export interface LaunchOptions {
   io?: JobIoOptions;
   /**
    * Record a timeline of the run (`coll run --trace FILE`; run-trace.ts): every rank's
-   * calls and schedule steps and its node engine's, returned as `trace` and written to
-   * `file` when given, counted in the report's `trace`. `limit`: spans kept per thread
-   * (default COLL_TRACE_LIMIT, else 10⁶). Not on the MPI transport.
+   * calls and schedule steps and its node engine's, written to `file` as they arrive
+   * when given, else returned as `trace`; counted in the report's `trace`. `limit`:
+   * spans kept per thread (default COLL_TRACE_LIMIT, else 10⁶). Not on the MPI transport.
    */
   trace?: boolean | LaunchTraceOptions;
 }
@@ -156,7 +156,7 @@ export interface LaunchResult {
   readonly pids: readonly number[];
   /** The job report (job-report.ts): timing, connections, frames, engine counters. */
   readonly report: JobReport;
-  /** The run's timeline as a Chrome trace (`trace` option; run-trace.ts). */
+  /** The run's timeline as a Chrome trace (`trace` option without a file; run-trace.ts). */
   readonly trace?: RunTraceFile;
 }
 
@@ -301,7 +301,10 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
   let started = 0;
   let initMs = 0;
   const nodeReports: NodeReport[] = [];
-  const tracePieces: EncodedTrace[] = [];
+  // The spans go into the trace file as the nodes send them (created now: a bad path fails before the job runs).
+  const traceFile = o.trace !== undefined && typeof o.trace === 'object' ? o.trace.file : undefined;
+  const traceSink = trace ? new RunTraceSink({ ranks: o.ranks, firstRank: job.firstRank, program, args: job.args, origin: trace.origin, limit: trace.limit }, traceFile) : undefined;
+  let traceError: string | undefined;
   const children: ChildProcess[] = [];
   const links: (ControlLink<NodeMessage, object> | undefined)[] = new Array<ControlLink<NodeMessage, object> | undefined>(nodes).fill(undefined);
   const connectMs = new Array<number>(nodes).fill(-1);
@@ -386,7 +389,14 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
           startCheckpointTimer();
         }
       } else if (m.type === 'trace' && 'trace' in m) {
-        tracePieces.push(m.trace);
+        if (traceSink && traceError === undefined) {
+          try {
+            traceSink.add(m.trace);
+          } catch (e) {
+            traceError = (e as Error).message;
+            emit('stderr', `coll: the trace could not be written: ${traceError}`);
+          }
+        }
       } else if (m.type === 'done') {
         done[n] = true;
         if (m.report) nodeReports.push(m.report);
@@ -530,9 +540,7 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
   server?.close();
   process.off('exit', killAll);
   const exitCode = timedOut ? 124 : failure ? (failure.exitCode ?? 1) : 0;
-  const timeline = trace ? runTrace(tracePieces, { ranks: o.ranks, firstRank: job.firstRank, program, args: job.args, origin: trace.origin, limit: trace.limit, exitCode }) : undefined;
-  const traceFile = o.trace !== undefined && typeof o.trace === 'object' ? o.trace.file : undefined;
-  if (timeline && traceFile !== undefined) writeRunTrace(traceFile, timeline);
+  const timeline = traceSink?.finish(exitCode);
   const report = combineReports({
     ranks: o.ranks,
     nodeCount: nodes,
@@ -560,19 +568,20 @@ async function launchOnce(o: LaunchOptions, checkpoint: CheckpointSpec | undefin
     stderr: err.length ? `${err.join('\n')}\n` : '',
     ...(failure ? { failure } : {}),
     pids: children.map((c) => c.pid ?? -1),
-    report: timeline && trace
-      ? {
-          ...report,
-          trace: {
-            spans: timeline.otherData.spans,
-            dropped: timeline.otherData.dropped,
-            limit: trace.limit,
-            threads: new Set(tracePieces.map((p) => `${p.rank}:${p.lane}`)).size,
-            ...(traceFile !== undefined ? { file: traceFile } : {}),
-          },
-        }
-      : report,
-    ...(timeline ? { trace: timeline } : {}),
+    report:
+      timeline && traceSink && trace
+        ? {
+            ...report,
+            trace: {
+              spans: timeline.otherData.spans,
+              dropped: timeline.otherData.dropped,
+              limit: trace.limit,
+              threads: traceSink.threads,
+              ...(traceFile !== undefined ? { file: traceFile } : {}),
+            },
+          }
+        : report,
+    ...(timeline?.trace ? { trace: timeline.trace } : {}),
   };
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { launch } from '../../src/index.js';
-import { runTrace, type RunTraceFile } from '../../src/runtime/run-trace.js';
+import { runTrace, RunTraceSink, type RunTraceFile } from '../../src/runtime/run-trace.js';
 import { decodeTrace, encodeTraceChunks, messageId, SK_COLLECTIVE, SK_RECV, SK_SEND, Tracer } from '../../src/exec/trace.js';
 import { checkRunTrace, spansOf } from './trace-check.js';
 
@@ -23,9 +23,9 @@ describe('coll run --trace, one node', () => {
     const base = { ranks: 3, nodes: 1, program, arenaMb: 64, jobTimeoutMs: 60_000 } as const;
     const [traced, plain] = await Promise.all([launch({ ...base, trace: { file } }), launch(base)]);
     expect(traced.exitCode, traced.stderr).toBe(0);
-    // The file is the returned trace, as JSON.
+    // Written to the file as the nodes sent it (not kept in memory as well).
     const t = JSON.parse(readFileSync(file, 'utf8')) as RunTraceFile;
-    expect(t).toEqual(JSON.parse(JSON.stringify(traced.trace)));
+    expect(traced.trace).toBeUndefined();
     const spans = checkRunTrace(t, 3, 1);
     // The flat path and the named schedule show in the calls' labels, on every rank.
     for (let r = 0; r < 3; r++) {
@@ -72,11 +72,21 @@ describe('the span recorder', () => {
     expect(spans[0]).toEqual({ kind: 'send', start: t, end: t + 0.5, peer: 7, bytes: 64, label: undefined, step: 0, round: 0, msg: messageId(3, 0, 9, 5, 7, 0) });
     expect(spans[2999]).toMatchObject({ kind: 'collective', label: 'allreduce allreduce/ring', msg: undefined, peer: -1 });
     // As a Chrome trace: rank 5's lane, engine addresses (≥ ranks) drawn under their node's first rank.
-    const file = runTrace(pieces, { ranks: 8, firstRank: [0, 4, 8], program: 'p.js', args: [], origin: performance.timeOrigin, limit: 3000, exitCode: 0 });
+    const file = runTrace(pieces, { ranks: 8, firstRank: [0, 4, 8], program: 'p.js', args: [], origin: performance.timeOrigin, limit: 3000 });
     expect(file.otherData).toMatchObject({ spans: 3000, dropped: 1000, ranks: 8, nodes: 2 });
     const sends = spansOf(file).filter((s) => s.cat === 'send');
     expect(sends[0]).toMatchObject({ name: 'send', pid: 5, tid: 'host', args: { peer: 7, bytes: 64, step: 0, round: 0 } });
-    const viaEngine = runTrace([encodeTraceChunks(recvFromEngine())[0]], { ranks: 8, firstRank: [0, 4, 8], program: 'p.js', args: [], origin: performance.timeOrigin, limit: 10, exitCode: 0 });
+    // Streamed into a file, the same events (the file keeps arrival order, the in-memory trace sorts by time).
+    const path = join(mkdtempSync(join(tmpdir(), 'coll-trace-')), 't.json');
+    const sink = new RunTraceSink({ ranks: 8, firstRank: [0, 4, 8], program: 'p.js', args: [], origin: performance.timeOrigin, limit: 3000 }, path);
+    for (const p of pieces) sink.add(p);
+    expect(sink.finish(0).trace).toBeUndefined();
+    const streamed = JSON.parse(readFileSync(path, 'utf8')) as RunTraceFile;
+    expect(streamed.otherData).toEqual(file.otherData);
+    const key = (e: object): string => JSON.stringify(e);
+    expect(streamed.traceEvents.map(key).sort()).toEqual(file.traceEvents.map(key).sort());
+    expect(() => new RunTraceSink({ ranks: 1, firstRank: [0, 1], program: 'p.js', args: [], origin: 0, limit: 1 }, join(path, 'no', 'such.json'))).toThrow(/cannot write the trace file/);
+    const viaEngine = runTrace([encodeTraceChunks(recvFromEngine())[0]], { ranks: 8, firstRank: [0, 4, 8], program: 'p.js', args: [], origin: performance.timeOrigin, limit: 10 });
     expect(spansOf(viaEngine)[0].args).toMatchObject({ peer: 4, peerLane: 'nic' });
   });
 });
