@@ -2,7 +2,9 @@
  * Regenerates test/view/fixtures/*: real outputs of the commands `coll view` reads,
  * run small (a few seconds each; the benchmark matrix and the fit about a minute).
  * JSON files are rewritten compact (same content, no indentation) to keep the
- * fixtures small; JSON lines are kept as printed.
+ * fixtures small; JSON lines are kept as printed. The big timeline (1,024 ranks,
+ * 10⁵ spans) is simulated by test/view/timeline.e2e.test.ts itself rather than kept
+ * here.
  *
  *   npx tsx scripts/view-fixtures.ts            # all
  *   npx tsx scripts/view-fixtures.ts bench tune # the fixtures whose name contains a word
@@ -54,12 +56,7 @@ const FIXTURES: Fixture[] = [
   {
     // 16 ranks on 8 nodes with OS noise: sends, receives, reductions, noise detours.
     file: 'timeline-sim-allreduce-16.json',
-    make: (p) => simTrace(['allreduce', '--machine', 'crescendo', '--procs', '16', '--ppn', '2', '--bytes', '64k', '--algorithm', 'recursive_doubling', '--noise', 'periodic:50us/10us'], p),
-  },
-  {
-    // The big timeline: 1,024 ranks of a binomial broadcast on the SimGrid fat tree.
-    file: 'timeline-sim-bcast-1024.json',
-    make: (p) => simTrace(['bcast', '--machine', 'simgrid-ft', '--procs', '1024', '--bytes', '64k', '--algorithm', 'binomial'], p),
+    make: (p) => simTrace(['allreduce', '--machine', 'crescendo', '--procs', '16', '--ppn', '2', '--bytes', '64KiB', '--algorithm', 'recursive_doubling', '--noise', 'periodic:50us/10us'], p),
   },
   {
     file: 'timeline-run-allreduce-4.json',

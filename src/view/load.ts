@@ -393,21 +393,26 @@ function tuneView(json: unknown, name: string): ModelView {
 }
 
 /**
- * `coll fit --report`: every fitted series of measured samples with the fit's
- * prediction at each sample (role 'fit'). The format: {format: 'collectives-fit-report',
- * version: 1, machine, series: [{name, collective?, P?, unit?, points: [{x, measuredUs,
- * predictedUs?}]}]} (docs/view-formats.md).
+ * `coll fit --report` (src/tune/fit-report.ts): every fitted series' samples with the
+ * fit's prediction at each (role 'fit'), seconds → µs. A series is drawn under its
+ * kind (copy, reduce, ping-pong, loggp, serial-reduction, nbl-testjig: the page's
+ * panel), named by its name, at its x (bytes, elements or processes); P is 0.
  */
 const fitReport = z.looseObject({
   format: z.literal(FORMATS.fit),
   version: z.unknown().optional(),
-  machine: z.union([z.string(), z.looseObject({ name: z.string() })]).optional(),
+  machine: z.string().optional(),
+  source: z.string().optional(),
+  description: z.string().optional(),
+  missing: z.array(z.string()).optional(),
   series: z.array(
     z.looseObject({
       name: z.string(),
-      collective: z.string().optional(),
-      P: z.number().int().min(0).optional(),
-      points: z.array(z.looseObject({ x: finite, measuredUs: finite, predictedUs: finite.optional() })),
+      kind: z.string(),
+      x: z.string().optional(),
+      samples: z
+        .looseObject({ x: z.array(finite), measured: z.array(finite), predicted: z.array(finite) })
+        .refine((v) => v.x.length === v.measured.length && v.x.length === v.predicted.length, 'x, measured and predicted must have equal lengths'),
     }),
   ),
 });
@@ -417,18 +422,22 @@ function fitView(json: unknown, name: string): ModelView {
   const f = check(fitReport, json, name, what, 'model');
   checkVersion(f.version, name, what, 'model');
   const points: ModelPoint[] = f.series.flatMap((s) =>
-    s.points.map((p) => ({
-      collective: s.collective ?? s.name,
-      P: s.P ?? 0,
-      bytes: p.x,
+    s.samples.x.map((x, i) => ({
+      collective: s.kind,
+      P: 0,
+      bytes: x,
       algorithm: s.name,
       role: 'fit' as const,
-      ...(p.predictedUs !== undefined ? { predictedUs: p.predictedUs } : {}),
-      measuredUs: p.measuredUs,
+      predictedUs: s.samples.predicted[i] * 1e6,
+      measuredUs: s.samples.measured[i] * 1e6,
     })),
   );
-  const machine = typeof f.machine === 'string' ? f.machine : f.machine?.name;
-  return { kind: 'model', points, meta: { source: 'coll fit --report', ...(machine ? { machine } : {}), series: f.series.length } };
+  const meta: Record<string, string | number | boolean> = { source: 'coll fit --report', series: f.series.length };
+  if (f.machine) meta.machine = f.machine;
+  if (f.source) meta.measured = f.source;
+  if (f.description) meta.description = f.description;
+  if (f.missing?.length) meta.missing = f.missing.join('; ');
+  return { kind: 'model', points, meta };
 }
 
 // ------------------------------------------------------------------ recognition

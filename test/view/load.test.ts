@@ -42,12 +42,16 @@ describe('coll view loads', () => {
     expect(v.stats).toBeDefined();
   });
 
-  it('a schedule with a format tag and an element size', () => {
+  it('a schedule: tagged (now) or untagged (before the tag), with the file\'s element size', () => {
     const raw = JSON.parse(readFileSync(fixture('schedule-bcast-binomial-16.json'), 'utf8')) as object;
-    const v = parseViewFile(JSON.stringify({ format: 'collectives-schedule', version: 1, elementBytes: 4, ...raw }), 'b.json') as ScheduleView;
+    const v = parseViewFile(JSON.stringify({ ...raw, format: 'collectives-schedule', version: 1, elementBytes: 4 }), 'b.json') as ScheduleView;
     const send = v.ranks[0].steps.find((s) => s.kind === 'send');
     expect(v.elementBytes).toBe(4);
     expect(send?.bytes).toBe((send?.count ?? 0) * 4);
+    const { format: _f, version: _v, elementBytes: _e, ...untagged } = raw as { format?: string; version?: number; elementBytes?: number };
+    const old = parseViewFile(JSON.stringify(untagged), 'old.json') as ScheduleView;
+    expect(old.elementBytes).toBe(8);
+    expect(old.ranks).toEqual((parseViewFile(JSON.stringify(raw), 'new.json') as ScheduleView).ranks);
   });
 
   it('a timeline (a Chrome trace of coll sim) through the timeline loader', () => {
@@ -119,10 +123,11 @@ describe('coll view loads', () => {
     expect(v.meta[`geomean vs ${peer}, 2 ranks`]).toBeGreaterThan(0);
   });
 
-  it('an untagged matrix as well as a tagged one', () => {
-    const run = JSON.parse(readFileSync(fixture('bench-matrix.json'), 'utf8')) as object;
-    const tagged = parseViewFile(JSON.stringify({ format: 'collectives-bench-matrix', version: 1, ...run }), 'm.json') as BenchView;
-    const untagged = parseViewFile(JSON.stringify(run), 'm.json') as BenchView;
+  it('an untagged matrix (written before the tag) as well as a tagged one', () => {
+    const run = JSON.parse(readFileSync(fixture('bench-matrix.json'), 'utf8')) as { format?: string; version?: number };
+    const { format: _f, version: _v, ...old } = run;
+    const tagged = parseViewFile(JSON.stringify({ ...run, format: 'collectives-bench-matrix', version: 1 }), 'm.json') as BenchView;
+    const untagged = parseViewFile(JSON.stringify(old), 'm.json') as BenchView;
     expect(tagged.ratios).toEqual(untagged.ratios);
   });
 
@@ -136,6 +141,27 @@ describe('coll view loads', () => {
     expect(choice?.measuredUs).toBeCloseTo(p.choice.measured * 1e6, 6);
     if (p.choice.predicted !== undefined) expect(choice?.predictedUs).toBeCloseTo(p.choice.predicted * 1e6, 6);
     expect(v.meta.machine).toBe('this-machine');
+    const { format: _f, version: _v, ...old } = raw as { format?: string; version?: number };
+    expect((parseViewFile(JSON.stringify(old), 'old.json') as ModelView).points).toEqual(v.points);
+  });
+
+  it('a fit report: every series\' samples, measured and fitted, in µs under the series\' kind', () => {
+    const v = loadViewFile(fixture('fit-report.json')) as ModelView;
+    const raw = JSON.parse(readFileSync(fixture('fit-report.json'), 'utf8')) as { machine: string; series: { name: string; kind: string; samples: { x: number[]; measured: number[]; predicted: number[] } }[] };
+    expect(v.kind).toBe('model');
+    expect(v.points.length).toBe(raw.series.reduce((n, s) => n + s.samples.x.length, 0));
+    expect(v.points.every((p) => p.role === 'fit' && p.P === 0)).toBe(true);
+    const s = raw.series[raw.series.length - 1];
+    const p = v.points.filter((x) => x.algorithm === s.name);
+    expect(p.map((x) => x.bytes)).toEqual(s.samples.x);
+    expect(p.map((x) => x.collective)).toEqual(s.samples.x.map(() => s.kind));
+    p.forEach((x, i) => {
+      expect(x.measuredUs).toBeCloseTo(s.samples.measured[i] * 1e6, 9);
+      expect(x.predictedUs).toBeCloseTo(s.samples.predicted[i] * 1e6, 9);
+    });
+    expect(v.meta.machine).toBe(raw.machine);
+    const broken = { ...raw, series: [{ ...s, samples: { ...s.samples, predicted: [] } }] };
+    expect(errorOf(() => parseViewFile(JSON.stringify(broken), 'f.json'))).toMatch(/^f\.json: a fit report \(coll fit --report\), but series\[0\]\.samples: x, measured and predicted must have equal lengths/);
   });
 
   it('a document of several files, in order', async () => {
@@ -176,7 +202,7 @@ describe('coll view explains a file it cannot load', () => {
     raw.schedule[2].steps[0].round = 0;
     raw.schedule[2].steps[0].peer = 99;
     expect(errorOf(() => parseViewFile(JSON.stringify(raw), 's.json'))).toMatch(/schedule\[2\]\.steps\[0\]\.peer 99 is not below the size 16/);
-    expect(errorOf(() => parseViewFile(JSON.stringify({ format: 'collectives-schedule', version: 2, ...raw }), 's.json'))).toMatch(/of version 2; this coll view reads version 1/);
+    expect(errorOf(() => parseViewFile(JSON.stringify({ ...raw, format: 'collectives-schedule', version: 2 }), 's.json'))).toMatch(/of version 2; this coll view reads version 1/);
   });
 
   it('a bench line without its time, a tuning report without measurements', () => {
