@@ -314,6 +314,31 @@ const RUN: Record<string, Run> = {
       expect(jsonl(join(dir, 'offload-overlap-2nodes.jsonl')).map((r) => r.nodes)).toEqual([2, 2]);
     },
   },
+  // docs/view.md -----------------------------------------------------------------------
+  'sim allreduce --machine crescendo --procs 16 --ppn 2 --bytes 64KiB --algorithm recursive_doubling --noise periodic:50us/10us --trace allreduce.json': {
+    doc: 'view.md',
+    claim: 'writes the timeline coll view reads: a tagged Chrome trace of 16 ranks with noise',
+    check: async ({ dir }) => {
+      const { loadViewFile } = await import('../../src/view/load.js');
+      const v = loadViewFile(join(dir, 'allreduce.json'));
+      expect(v.kind).toBe('timeline');
+      if (v.kind !== 'timeline') return;
+      expect(v.ranks).toBe(16);
+      expect(v.marks.lane.length).toBeGreaterThan(0); // the noise detours
+      expect(v.source).toBe('sim');
+    },
+  },
+  'view --export view.html allreduce.json': {
+    doc: 'view.md',
+    claim: 'the same page as one HTML file: the document embedded, the script inlined',
+    setup: (dir) => writeFileSync(join(dir, 'allreduce.json'), readFileSync('test/view/fixtures/timeline-sim-allreduce-16.json')),
+    check: ({ out, dir }) => {
+      expect(out).toMatch(/wrote .*view\.html \(allreduce\.json: timeline; \d+ KiB\)/);
+      const html = readFileSync(join(dir, 'view.html'), 'utf8');
+      expect(html).toContain('<script type="application/json" id="coll-view-data">');
+      expect(html).not.toContain('<script src=');
+    },
+  },
 };
 
 /** Commands not run here, with the reason and the tests that cover them. */
@@ -387,6 +412,11 @@ const NOT_RUN: Record<string, NotRun> = {
     doc: 'benchmarks.md',
     why: 'docs/benchmarks.md is being revised elsewhere: listed until it settles (the command takes about 3 s; then move it to RUN)',
     coveredBy: ['test/runtime/cli.test.ts (coll bench allreduce with two algorithms, JSON and plot)'],
+  },
+  'view allreduce.json --open': {
+    doc: 'view.md',
+    why: 'serves the page until Ctrl-C, and opens a browser',
+    coveredBy: ['test/view/server.test.ts (coll view in-process on a free port, the page over HTTP in chromium, stopped by SIGINT)', 'test/view/cli.test.ts (a port in use)'],
   },
 };
 

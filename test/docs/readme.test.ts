@@ -31,6 +31,7 @@ const ELSEWHERE: Record<string, string> = {
   'reproduce all --plot out/': 'test/sim/reproduce.test.ts (every seed, --quick)',
   'io-server --dir /data/pfs0 --port 7000': 'test/io/pfs.test.ts (coll io-server processes, one killed and restarted on its directory)',
   'run -n 8 --hosts a:4,b:4 --io-server a:7000,b:7000 prog.js': 'test/io/pfs.test.ts (running servers given by address: the job through launch({ io }) and PfsClient on host:port lists)',
+  'view allreduce.json --open': 'test/view/server.test.ts (coll view serving until Ctrl-C: started in-process on a free port, the page loaded over HTTP in chromium, stopped by SIGINT)',
 };
 
 /**
