@@ -2,8 +2,8 @@
  * The package as a user gets it: `npm pack` of the project (its prepare script
  * builds dist/), installed from the tarball into an empty directory, then `coll
  * --version`, a 4-rank `coll run` of examples/allreduce.mjs on 2 nodes, a pfs: file
- * through 2 I/O servers, an import of
- * the package, the CommonJS explanation, and the error for a TypeScript program
+ * through 2 I/O servers, `coll view --export` (the page's bundle built into dist/view/
+ * by the prepare script), an import of the package, the CommonJS explanation, and the error for a TypeScript program
  * without tsx. The project is copied first, so that packing does not rebuild the
  * dist/ other tests may be using.
  */
@@ -52,6 +52,9 @@ describe('the packed package', () => {
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/cli/bin.js');
     expect(files).toContain('LICENSE');
+    expect(files).toContain('dist/view/page.js');
+    expect(files).toContain('dist/view/page.css');
+    expect(files.filter((f) => f.startsWith('dist/view/page/'))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
   });
 
@@ -101,6 +104,18 @@ describe('the packed package', () => {
     const r = run('npx', ['--no-install', 'coll', 'run', '-n', '2', '--io-servers', '2', 'pfs.mjs'], app);
     expect(r.code, r.err).toBe(0);
     expect(r.out.split('\n').filter((l) => l.includes('pfs 80000 true')), r.out).toHaveLength(2);
+  });
+
+  it('writes a coll view page with the bundle inlined (dist/view/page.js; no esbuild in the app)', () => {
+    cpSync(join(root, 'test', 'view', 'fixtures', 'schedule-bcast-binomial-16.json'), join(app, 'schedule.json'));
+    expect(existsSync(join(app, 'node_modules', 'esbuild'))).toBe(false);
+    const r = run('npx', ['--no-install', 'coll', 'view', '--export', 'view.html', 'schedule.json'], app);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain('wrote view.html (schedule.json: schedule;');
+    const html = readFileSync(join(app, 'view.html'), 'utf8');
+    expect(html).toContain('<script type="application/json" id="coll-view-data">');
+    expect(html).not.toContain('<script src=');
+    expect(html.length).toBeGreaterThan(50_000);
   });
 
   it('imports as an ES module, and explains itself to require()', () => {
