@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { color } from 'd3';
 import type { BenchRatio, BenchSeries, BenchView, ModelPoint } from '../../src/view/document.js';
 import { bytesAxis, counterparts, heatMaps, ratioAlgorithm, ratioColour, ratioLegendStops, ratioSpan, seriesLabel, spreadLabels, textOn, usAxis, usTick } from '../../src/view/page/bench-scales.js';
-import { agreement, countText, modelLines, pointRatio, processCounts } from '../../src/view/page/model-data.js';
+import { agreement, countText, modelLines, pointRatio, processCounts, xText, xUnit } from '../../src/view/page/model-data.js';
 
 const rgb = (c: string): { r: number; g: number; b: number } => {
   const x = color(c)?.rgb();
@@ -160,5 +160,17 @@ describe('model data', () => {
     expect(a.max).toBe(2);
     expect(agreement([pts[2]]).n).toBe(0);
     expect([512, 65536, 2 ** 21].map(countText)).toEqual(['512', '65536', '2.10e+6']);
+  });
+});
+
+describe('model x units', () => {
+  const fit = (collective: string): ModelPoint => ({ collective, P: 0, bytes: 8, algorithm: collective, role: 'fit', measuredUs: 1 });
+  it('reads bytes for collectives and the unit of a fitted series\' kind', () => {
+    expect(xUnit({ ...fit('allreduce'), role: 'choice', P: 4 })).toBe('bytes');
+    expect(['copy', 'ping-pong', 'loggp', 'reduce', 'nbl-testjig', 'serial-reduction', 'new-kind'].map((k) => xUnit(fit(k)))).toEqual(['bytes', 'bytes', 'bytes', 'elements', 'elements', 'processes', 'elements']);
+    expect(xText(65536, 'bytes', (b) => `${b / 1024} KiB`)).toBe('64 KiB (65536 B)');
+    expect(xText(512, 'bytes', String)).toBe('512 B');
+    expect(xText(4096, 'elements', String)).toBe('4096 elements');
+    expect(xText(1, 'processes', String)).toBe('1 process');
   });
 });

@@ -177,6 +177,7 @@ describeView('the schedule, bench and model views', () => {
     expect(Number(await el.getAttribute('data-zoom'))).toBeCloseTo(z0 * 1.5, 2);
     await page.keyboard.press('0');
     expect(Number(await el.getAttribute('data-zoom'))).toBeCloseTo(z0, 3);
+    await page.locator('.cv-sched-svg').blur();
     await hoverTip(page, `.msg-arrow[data-rank="${a}"][data-step="${send.i}"]`);
     await screenshot(page, 'schedule');
     expect(vp.errors).toEqual([]);

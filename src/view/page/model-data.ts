@@ -69,3 +69,33 @@ export function processCounts(points: readonly ModelPoint[]): number[] {
 export function countText(v: number): string {
   return Math.abs(v) < 1e6 ? String(+v.toPrecision(6)) : v.toExponential(2);
 }
+
+/** What a point's x counts. */
+export type XUnit = 'bytes' | 'elements' | 'processes';
+
+/**
+ * The x unit of a point: bytes for a collective; for a fitted series (role 'fit', whose
+ * `collective` is the series' kind in `coll fit --report`, src/tune/fit-report.ts) the
+ * unit of that kind — copy, ping-pong and LogGP in bytes, reduce kernels and the NBL
+ * test jig in elements, the serial reduction in processes; elements for a kind not
+ * known here.
+ */
+export function xUnit(p: ModelPoint): XUnit {
+  if (p.role !== 'fit') return 'bytes';
+  switch (p.collective) {
+    case 'copy':
+    case 'ping-pong':
+    case 'loggp':
+      return 'bytes';
+    case 'serial-reduction':
+      return 'processes';
+    default:
+      return 'elements';
+  }
+}
+
+/** An x as the tooltip shows it: "64 KiB (65536 B)", "4096 elements", "8 processes". */
+export function xText(x: number, unit: XUnit, short: (b: number) => string): string {
+  if (unit === 'bytes') return x < 1024 ? `${x} B` : `${short(x)} (${x} B)`;
+  return `${countText(x)} ${unit === 'processes' ? (x === 1 ? 'process' : 'processes') : x === 1 ? 'element' : 'elements'}`;
+}

@@ -25,15 +25,13 @@ import type { ModelPoint, ModelView } from '../document.js';
 import { formatBytes, formatRatio, formatUs } from './format.js';
 import type { TooltipRow } from './tooltip.js';
 import { CHART_FRAME, chartSvg, delegateHover, htmlEl, linePath, markerPath, metaBox, svgEl, type Frame, type MarkerShape } from './bench-chart.js';
-import { bytesAxis, collectivesOf, seriesColour, usAxis } from './bench-scales.js';
-import { agreement, countText, modelLines, pointRatio, processCounts, roleText, type ModelLine } from './model-data.js';
+import { bytesAxis, collectivesOf, SERIES_COLOURS, seriesColour, usAxis } from './bench-scales.js';
+import { agreement, countText, modelLines, pointRatio, processCounts, roleText, xText, xUnit, type ModelLine } from './model-data.js';
 
 const ROLE_MARKER: Record<ModelPoint['role'], MarkerShape> = { choice: 'circle', default: 'square', fit: 'diamond' };
 
-/** The x of a point as text: bytes for a collective, a plain count for a fitted kernel series. */
-function sizeText(p: ModelPoint): string {
-  return p.role === 'fit' && p.P === 0 ? countText(p.bytes) : formatBytes(p.bytes);
-}
+/** Fitted series cycle through these markers, every seven series (the colours' period). */
+const FIT_MARKERS: readonly MarkerShape[] = ['diamond', 'circle', 'square', 'triangle'];
 
 export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void } {
   const points = view.points;
@@ -50,7 +48,15 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
     'div',
     { class: 'cv-model-controls' },
     ...(Ps.length ? [htmlEl('label', {}, 'Show ', pSel)] : []),
-    htmlEl('span', { class: 'cv-model-note' }, 'solid: measured · dashed: predicted · ● choice ■ default ◆ fitted samples · colour per algorithm'),
+    htmlEl(
+      'span',
+      { class: 'cv-model-note' },
+      [
+        ...(collPoints.length ? ['solid: measured · dashed: predicted · ● choice ■ default'] : []),
+        ...(fitPoints.length ? ['fitted series: markers measured, line fitted'] : []),
+        'colour per algorithm or series',
+      ].join(' · '),
+    ),
   );
   const panelSection = htmlEl('section', { class: 'cv-model-panels', 'aria-label': 'Time against size' });
   const fitSection = htmlEl('section', { class: 'cv-model-fits', 'aria-label': 'Fitted series' });
@@ -60,11 +66,11 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
   el.dataset.predicted = String(points.filter((p) => pointRatio(p) !== undefined).length);
 
   /** A point's marker: at (bytes, measured) in a panel, at (predicted, measured) in the scatter. */
-  const marker = (i: number, cls: string, x: number, y: number, colour: string): SVGPathElement => {
+  const marker = (i: number, cls: string, x: number, y: number, colour: string, shape: MarkerShape = ROLE_MARKER[points[i].role]): SVGPathElement => {
     const p = points[i];
     const attrs: Record<string, string | number> = {
       class: `${cls} role-${p.role}`,
-      d: markerPath(ROLE_MARKER[p.role], p.role === 'fit' ? 26 : 30),
+      d: markerPath(shape, p.role === 'fit' ? 28 : 30),
       transform: `translate(${x.toFixed(2)},${y.toFixed(2)})`,
       fill: colour,
       'data-index': i,
@@ -83,12 +89,15 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
   function drawPanel(title: string, lines: readonly ModelLine[], fit: boolean): HTMLElement {
     const f = CHART_FRAME;
     const idx = lines.flatMap((l) => l.points);
-    const kernel = fit && idx.every((i) => points[i].P === 0);
-    const x = bytesAxis(idx.map((i) => points[i].bytes), f.left + 8, f.width - f.right - 8, kernel ? countText : formatBytes);
+    const units = new Set(idx.map((i) => xUnit(points[i])));
+    const unit = units.size === 1 ? [...units][0] : undefined;
+    const x = bytesAxis(idx.map((i) => points[i].bytes), f.left + 8, f.width - f.right - 8, unit === 'bytes' ? formatBytes : countText);
+    const xTitle = unit === 'bytes' ? 'message size' : unit ?? 'x';
     const y = usAxis(idx.flatMap((i) => [points[i].measuredUs, points[i].predictedUs ?? Number.NaN]), f.height - f.bottom, f.top);
-    const { svg, plot } = chartSvg(f, x, y, kernel ? 'size (elements)' : 'message size', 'time', `${title}: predicted and measured time against size, log-log`);
+    const { svg, plot } = chartSvg(f, x, y, xTitle, 'time', `${title}: predicted and measured time against size, log-log`);
     const algs = [...new Set(lines.map((l) => l.algorithm))];
     const colour = (a: string): string => seriesColour(algs.indexOf(a));
+    const shapeOf = (a: string): MarkerShape => FIT_MARKERS[Math.floor(algs.indexOf(a) / SERIES_COLOURS.length) % FIT_MARKERS.length];
     const g = svgEl('g', { class: 'cv-model-lines' });
     const m = svgEl('g', { class: 'cv-model-markers' });
     const many = new Set(lines.map((l) => l.P)).size > 1;
@@ -104,7 +113,7 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
       for (const i of l.points) {
         const p = points[i];
         if (!(p.measuredUs > 0)) continue;
-        const e = marker(i, 'model-point', x.at(p.bytes), y.at(p.measuredUs), c);
+        const e = marker(i, 'model-point', x.at(p.bytes), y.at(p.measuredUs), c, fit ? shapeOf(l.algorithm) : undefined);
         m.append(e);
         drawn.push(e);
       }
@@ -118,6 +127,7 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
     for (const a of algs) {
       const sw = svgEl('svg', { width: 30, height: 12, 'aria-hidden': 'true' });
       sw.append(svgEl('line', { x1: 1, x2: 29, y1: 6, y2: 6, stroke: colour(a), 'stroke-width': 2 }));
+      if (fit) sw.append(svgEl('path', { d: markerPath(shapeOf(a), 28), transform: 'translate(15,6)', fill: colour(a) }));
       legend.append(htmlEl('li', { 'data-label': a }, sw, a));
     }
     return htmlEl('figure', { class: 'cv-chart-panel cv-model-panel', 'data-collective': title }, htmlEl('figcaption', {}, title), svg, legend);
@@ -144,6 +154,7 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
     diag(0.5, 'ratio-line');
     plot.append(svgEl('text', { class: 'cv-diag-label', x: x.at(d1) - 4, y: y.at(d1) + 14, 'text-anchor': 'end' }, 'y = x'));
     const colls = collectivesOf(withPred.map((i) => points[i]));
+    const onlyFits = withPred.every((i) => points[i].role === 'fit');
     for (const i of withPred) {
       const p = points[i];
       const e = marker(i, 'scatter-point', x.at(p.predictedUs ?? 0), y.at(p.measuredUs), seriesColour(colls.indexOf(p.collective)));
@@ -154,7 +165,7 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
     const legend = htmlEl('ul', { class: 'cv-legend' });
     colls.forEach((c, k) => {
       const sw = svgEl('svg', { width: 14, height: 12, 'aria-hidden': 'true' });
-      sw.append(svgEl('path', { d: markerPath('circle', 30), transform: 'translate(7,6)', fill: seriesColour(k) }));
+      sw.append(svgEl('path', { d: markerPath(onlyFits ? 'diamond' : 'circle', 30), transform: 'translate(7,6)', fill: seriesColour(k) }));
       legend.append(htmlEl('li', { 'data-label': c }, sw, c));
     });
     const a = agreement(withPred.map((i) => points[i]));
@@ -163,7 +174,7 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
       { class: 'cv-model-agreement' },
       `${a.n} points with a prediction · measured / predicted: geometric mean ${formatRatio(a.geomean)}, ${Math.round(a.within2 * 100)}% within a factor 2 (the dotted lines), from ${formatRatio(a.min)} to ${formatRatio(a.max)}`,
     );
-    return htmlEl('figure', { class: 'cv-model-scatter-figure' }, htmlEl('figcaption', {}, 'all collectives: measured against predicted'), svg, legend, summary);
+    return htmlEl('figure', { class: 'cv-model-scatter-figure' }, htmlEl('figcaption', {}, `${onlyFits ? 'every fitted series' : 'every collective'}: measured against predicted`), svg, legend, summary);
   }
 
   let drawn: SVGPathElement[] = [];
@@ -201,11 +212,11 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
     if (!p) return [];
     const r = pointRatio(p);
     const out: TooltipRow[] = [
-      `${p.collective}, ${sizeText(p)}${p.P > 0 ? `, P = ${p.P}` : ''}`,
+      `${p.collective}, ${xUnit(p) === 'bytes' ? formatBytes(p.bytes) : xText(p.bytes, xUnit(p), formatBytes)}${p.P > 0 ? `, P = ${p.P}` : ''}`,
       ['algorithm', p.algorithm],
       ['role', roleText(p.role)],
       ['P', p.P > 0 ? String(p.P) : '—'],
-      p.role === 'fit' && p.P === 0 ? ['x', countText(p.bytes)] : ['bytes', p.bytes < 1024 ? `${p.bytes} B` : `${formatBytes(p.bytes)} (${p.bytes} B)`],
+      [xUnit(p) === 'bytes' ? 'bytes' : 'x', xText(p.bytes, xUnit(p), formatBytes)],
       ['predicted', p.predictedUs !== undefined ? formatUs(p.predictedUs) : 'no model'],
       ['measured', formatUs(p.measuredUs)],
     ];
