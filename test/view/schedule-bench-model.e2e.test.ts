@@ -199,7 +199,7 @@ describeView('the schedule, bench and model views', () => {
     if (peers.length) {
       const p = pairs[pairs.length - 1];
       const ours = median(auto.filter((o) => o.bytes === p.bytes).map((o) => o.avg_us));
-      const tip = await hoverTip(page, `.curve-point[data-impl="collectives"][data-bytes="${p.bytes}"][data-variant=""]`);
+      const tip = await hoverTip(page, `.curve-point[data-impl="collectives"][data-algorithm="auto"][data-bytes="${p.bytes}"][data-variant=""]`);
       expect(tip.get('series')).toBe('auto');
       expect(tip.get('collectives')).toBe(formatUs(ours));
       expect(tip.get(p.impl ?? '')).toBe(formatUs(p.avg_us));

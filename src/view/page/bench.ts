@@ -16,7 +16,7 @@
  * For tests the element carries data-series (curves drawn), data-series-total,
  * data-cells (heat-map cells drawn), data-cells-total, data-points and data-ranks-selected;
  * curves are `.curve[data-impl][data-collective][data-ranks][data-algorithm][data-variant]`,
- * their markers `.curve-point[data-series][data-impl][data-collective][data-ranks][data-variant]
+ * their markers `.curve-point[data-series][data-impl][data-collective][data-ranks][data-algorithm][data-variant]
  * [data-bytes][data-us]`,
  * cells `.heat-cell[data-peer][data-ranks][data-collective][data-bytes][data-ratio]`.
  */
@@ -205,6 +205,7 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
           'data-impl': s.impl,
           'data-collective': s.collective,
           'data-ranks': s.ranks,
+          'data-algorithm': s.algorithm,
           'data-variant': s.variant,
           'data-bytes': b,
           'data-us': us,
