@@ -1,5 +1,5 @@
 /**
- * DOM helpers the bench and model views share: element builders, a log-log chart frame
+ * Chart helpers the bench and model views share: a log-log chart frame
  * (axes with grid lines and titles over the LogAxis scales of bench-scales.ts), line
  * paths that break at missing points, point markers, the colour legend bar of a
  * ratio scale, and one delegated hover handler per view.
@@ -8,22 +8,7 @@ import './bench-chart.css';
 import { line, symbol, symbolCircle, symbolDiamond, symbolSquare, symbolTriangle } from 'd3';
 import { hideTooltip, showTooltip, type TooltipRow } from './tooltip.js';
 import { ratioColour, ratioLegendStops, type LogAxis } from './bench-scales.js';
-
-export const SVG_NS = 'http://www.w3.org/2000/svg';
-
-export function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}, text?: string): SVGElementTagNameMap[K] {
-  const e = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-export function htmlEl<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
-}
+import { htmlEl, svgEl } from './dom.js';
 
 /** The plot area of a chart inside its SVG. */
 export interface Frame {

@@ -24,7 +24,8 @@ import './bench.css';
 import type { BenchRatio, BenchSeries, BenchView } from '../document.js';
 import { formatBytes, formatRatio, formatUs } from './format.js';
 import type { TooltipRow } from './tooltip.js';
-import { CHART_FRAME, chartSvg, delegateHover, htmlEl, linePath, markerPath, metaBox, ratioLegend, svgEl } from './bench-chart.js';
+import { CHART_FRAME, chartSvg, delegateHover, linePath, markerPath, metaBox, ratioLegend } from './bench-chart.js';
+import { htmlEl, svgEl } from './dom.js';
 import {
   bytesAxis,
   collectivesOf,

@@ -23,6 +23,11 @@ export function formatBytes(bytes: number): string {
   return `${Number.isInteger(v) ? v : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[u]}`;
 }
 
+/** "16 B", or "64 KiB (65536 B)" where the short form rounds. */
+export function formatBytesExact(b: number): string {
+  return b < 1024 ? `${b} B` : `${formatBytes(b)} (${b} B)`;
+}
+
 /** A ratio as the bench tables print it: 1.23×. */
 export function formatRatio(r: number): string {
   return Number.isFinite(r) ? `${r.toFixed(r >= 10 ? 1 : 2)}×` : String(r);

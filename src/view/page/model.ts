@@ -24,7 +24,8 @@ import './model.css';
 import type { ModelPoint, ModelView } from '../document.js';
 import { formatBytes, formatRatio, formatUs } from './format.js';
 import type { TooltipRow } from './tooltip.js';
-import { CHART_FRAME, chartSvg, delegateHover, htmlEl, linePath, markerPath, metaBox, svgEl, type Frame, type MarkerShape } from './bench-chart.js';
+import { CHART_FRAME, chartSvg, delegateHover, linePath, markerPath, metaBox, type Frame, type MarkerShape } from './bench-chart.js';
+import { htmlEl, svgEl } from './dom.js';
 import { bytesAxis, collectivesOf, SERIES_COLOURS, seriesColour, usAxis } from './bench-scales.js';
 import { agreement, countText, modelLines, pointRatio, processCounts, roleText, xText, xUnit, type ModelLine } from './model-data.js';
 

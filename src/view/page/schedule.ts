@@ -16,11 +16,11 @@
 import './schedule.css';
 import { select, zoom as d3zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3';
 import type { ScheduleStepView, ScheduleView } from '../document.js';
-import { formatBytes } from './format.js';
+import { htmlEl, svgEl, toolButton } from './dom.js';
+import { formatBytesExact } from './format.js';
 import { hideTooltip, showTooltip, type TooltipRow } from './tooltip.js';
 import { arrowPath, describeDep, fitLayoutOptions, isMessageKind, kindColour, labelStride, layoutSchedule, legendKinds, pairMessages, roundOf, slotsPerRound, type Message } from './schedule-layout.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 /** Gutters around the diagram: rank labels on the left, round labels on top. */
 const LEFT = 64;
 const TOP = 28;
@@ -33,24 +33,6 @@ const SLACK = 40;
 const CHUNK_ROWS = 32;
 /** See `large` in mountSchedule. */
 const LARGE_STEPS = 6000;
-
-function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
-  const e = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  return e;
-}
-
-function htmlEl<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
-}
-
-/** "16 B", or "64 KiB (65536 B)" where the short form rounds. */
-function bytesText(b: number): string {
-  return b < 1024 ? `${b} B` : `${formatBytes(b)} (${b} B)`;
-}
 
 function depsText(steps: readonly ScheduleStepView[], deps: readonly number[]): string {
   return deps.length ? deps.map((d) => describeDep(steps, d)).join(', ') : 'nothing';
@@ -76,7 +58,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
     `${view.collective} / ${view.algorithm}: ${view.size} ranks, ${slots.length} rounds, ${sends} messages, ${boxCount} local operations, ${view.elementBytes} B per element`,
   );
   const button = (label: string, title: string, action: string): HTMLButtonElement => {
-    const b = htmlEl('button', { type: 'button', class: 'cv-sched-btn', title, 'aria-label': title, 'data-action': action }, label);
+    const b = toolButton('cv-sched-btn', label, title, action);
     return b;
   };
   const zoomIn = button('+', 'Zoom in', 'zoom-in');
@@ -438,7 +420,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
         ['peer', r ? `${m.to} (recv #${m.recvStep})` : `${m.to}`],
         ['round', r && roundOf(r) !== roundOf(s) ? `${roundOf(s)} → ${roundOf(r)}` : String(roundOf(s))],
         ['count', r && r.count !== s.count ? `${s.count} sent, ${r.count} received` : String(s.count)],
-        ['bytes', bytesText(s.bytes)],
+        ['bytes', formatBytesExact(s.bytes)],
       ];
       const phase = s.phase ?? r?.phase;
       if (phase) rows.push(['phase', phase]);
@@ -454,7 +436,7 @@ export function mountSchedule(el: HTMLElement, view: ScheduleView): { destroy():
     if (!s) return [];
     const rows: TooltipRow[] = [`${s.kind}${s.peer !== undefined ? (s.kind === 'recv' ? ` ← ${s.peer}` : ` → ${s.peer}`) : ''}`, ['kind', s.kind], ['rank', `${rank} (step #${step})`]];
     if (s.peer !== undefined) rows.push(['peer', String(s.peer)]);
-    rows.push(['round', String(roundOf(s))], ['count', String(s.count)], ['bytes', bytesText(s.bytes)]);
+    rows.push(['round', String(roundOf(s))], ['count', String(s.count)], ['bytes', formatBytesExact(s.bytes)]);
     if (s.phase) rows.push(['phase', s.phase]);
     rows.push(['waits for', depsText(steps, s.deps)]);
     if (target.classList.contains('unmatched-recv')) rows.push(['note', 'no send pairs with this recv']);

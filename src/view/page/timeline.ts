@@ -35,7 +35,8 @@ import './timeline.css';
 import type { TimelineView } from '../document.js';
 import { buildSpatial, firstVisible, hitRow, tickLabel, ticks, type Row } from '../timeline/spatial.js';
 import { pathParts } from '../timeline/critical-path.js';
-import { formatBytes, formatUs } from './format.js';
+import { htmlEl, toolButton } from './dom.js';
+import { formatBytesExact, formatUs } from './format.js';
 import { hideTooltip, showTooltip, type TooltipRow } from './tooltip.js';
 
 /** Gutters of the canvas (CSS px): rank labels left, the axis on top, the scroll bar right. */
@@ -75,17 +76,6 @@ export function kindColours(kinds: readonly string[]): string[] {
   return kinds.map((name) => KIND_COLOURS[name] ?? MORE_COLOURS[k++ % MORE_COLOURS.length]);
 }
 
-function htmlEl<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  e.append(...children);
-  return e;
-}
-
-function bytesText(b: number): string {
-  return b < 1024 ? `${b} B` : `${formatBytes(b)} (${b} B)`;
-}
-
 const clamp = (x: number, lo: number, hi: number): number => (x < lo ? lo : x > hi ? hi : x);
 
 export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy(): void } {
@@ -115,7 +105,7 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
     { class: 'cv-tl-path' },
     view.critical.length ? `Critical path: ${view.critical.length} spans, ends ${formatUs(parts.end)}, busy ${formatUs(parts.busy)}, waiting ${formatUs(parts.gaps)}` : 'No critical path',
   );
-  const button = (label: string, title: string, action: string): HTMLButtonElement => htmlEl('button', { type: 'button', class: 'cv-tl-btn', title, 'aria-label': title, 'data-action': action }, label);
+  const button = (label: string, title: string, action: string): HTMLButtonElement => toolButton('cv-tl-btn', label, title, action);
   const zoomInBtn = button('+', 'Zoom in (+)', 'zoom-in');
   const zoomOutBtn = button('−', 'Zoom out (−)', 'zoom-out');
   const fitBtn = button('Fit', 'Show the whole run (0)', 'fit');
@@ -582,7 +572,7 @@ export function mountTimeline(el: HTMLElement, view: TimelineView): { destroy():
       rows.push(['rank', String(view.laneRank[l])]);
       rows.push(['lane', view.lanes[l]]);
       if (spans.peer[i] >= 0) rows.push(['peer', `rank ${spans.peer[i]}`]);
-      if (spans.bytes[i] >= 0) rows.push(['bytes', bytesText(spans.bytes[i])]);
+      if (spans.bytes[i] >= 0) rows.push(['bytes', formatBytesExact(spans.bytes[i])]);
       rows.push(['start', formatUs(spans.start[i])]);
       rows.push(['duration', formatUs(spans.dur[i])]);
       if (spans.label[i]) rows.push(['label', spans.label[i]]);
