@@ -104,6 +104,29 @@ export function ratioLegend(span: number, peerText: string): HTMLElement {
  * pointer (or undefined), `rows` its tooltip, `on`/`off` (optional) light it up and
  * back. Resolves a function that removes the listeners.
  */
+/**
+ * Hover highlighting: `on` marks the hovered element active and lights the elements
+ * `related` gives for it (other than itself); `off` undoes both.
+ */
+export function hoverHighlight(related: (e: Element) => Iterable<Element>): { on(e: Element): void; off(e: Element): void } {
+  const lit: Element[] = [];
+  return {
+    on(e) {
+      e.classList.add('active');
+      for (const x of related(e)) {
+        if (x === e) continue;
+        x.classList.add('lit');
+        lit.push(x);
+      }
+    },
+    off(e) {
+      e.classList.remove('active');
+      for (const x of lit) x.classList.remove('lit');
+      lit.length = 0;
+    },
+  };
+}
+
 export function delegateHover(
   root: HTMLElement,
   pick: (t: Element) => Element | undefined,

@@ -24,7 +24,7 @@ import './bench.css';
 import type { BenchRatio, BenchSeries, BenchView } from '../document.js';
 import { formatBytes, formatRatio, formatUs } from './format.js';
 import type { TooltipRow } from './tooltip.js';
-import { CHART_FRAME, chartSvg, delegateHover, linePath, markerPath, metaBox, ratioLegend } from './bench-chart.js';
+import { CHART_FRAME, chartSvg, delegateHover, hoverHighlight, linePath, markerPath, metaBox, ratioLegend } from './bench-chart.js';
 import { htmlEl, svgEl } from './dom.js';
 import {
   bytesAxis,
@@ -298,22 +298,13 @@ export function mountBench(el: HTMLElement, view: BenchView): { destroy(): void 
     ];
   };
   /** Light up a cell's points on the curves, or a point's line. */
-  const lit: Element[] = [];
-  const on = (e: Element): void => {
-    e.classList.add('active');
-    const q = e.classList.contains('heat-cell')
-      ? `.curve-point[data-collective="${CSS.escape(e.getAttribute('data-collective') ?? '')}"][data-ranks="${e.getAttribute('data-ranks')}"][data-bytes="${e.getAttribute('data-bytes')}"]`
-      : `.curve[data-series="${e.getAttribute('data-series')}"]`;
-    for (const x of root.querySelectorAll(q)) {
-      x.classList.add('lit');
-      lit.push(x);
-    }
-  };
-  const off = (e: Element): void => {
-    e.classList.remove('active');
-    for (const x of lit) x.classList.remove('lit');
-    lit.length = 0;
-  };
+  const { on, off } = hoverHighlight((e) =>
+    root.querySelectorAll(
+      e.classList.contains('heat-cell')
+        ? `.curve-point[data-collective="${CSS.escape(e.getAttribute('data-collective') ?? '')}"][data-ranks="${e.getAttribute('data-ranks')}"][data-bytes="${e.getAttribute('data-bytes')}"]`
+        : `.curve[data-series="${e.getAttribute('data-series')}"]`,
+    ),
+  );
   const stopHover = delegateHover(
     root,
     (t) => t.closest('.curve-point, .heat-cell') ?? undefined,

@@ -24,7 +24,7 @@ import './model.css';
 import type { ModelPoint, ModelView } from '../document.js';
 import { formatBytes, formatRatio, formatUs } from './format.js';
 import type { TooltipRow } from './tooltip.js';
-import { CHART_FRAME, chartSvg, delegateHover, linePath, markerPath, metaBox, type Frame, type MarkerShape } from './bench-chart.js';
+import { CHART_FRAME, chartSvg, delegateHover, hoverHighlight, linePath, markerPath, metaBox, type Frame, type MarkerShape } from './bench-chart.js';
 import { htmlEl, svgEl } from './dom.js';
 import { bytesAxis, collectivesOf, SERIES_COLOURS, seriesColour, usAxis } from './bench-scales.js';
 import { agreement, countText, modelLines, pointRatio, processCounts, roleText, xText, xUnit, type ModelLine } from './model-data.js';
@@ -224,20 +224,7 @@ export function mountModel(el: HTMLElement, view: ModelView): { destroy(): void 
     if (r !== undefined) out.push(['ratio', `${formatRatio(r)} measured / predicted`]);
     return out;
   };
-  const lit: Element[] = [];
-  const on = (e: Element): void => {
-    e.classList.add('active');
-    for (const x of root.querySelectorAll(`[data-index="${e.getAttribute('data-index')}"]`)) {
-      if (x === e) continue;
-      x.classList.add('lit');
-      lit.push(x);
-    }
-  };
-  const off = (e: Element): void => {
-    e.classList.remove('active');
-    for (const x of lit) x.classList.remove('lit');
-    lit.length = 0;
-  };
+  const { on, off } = hoverHighlight((e) => root.querySelectorAll(`[data-index="${e.getAttribute('data-index')}"]`));
   const stopHover = delegateHover(root, (t) => t.closest('.model-point, .scatter-point') ?? undefined, rows, on, off);
 
   return {
