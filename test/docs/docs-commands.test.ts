@@ -388,7 +388,7 @@ const NOT_RUN: Record<string, NotRun> = {
     why: 'every part with fewer points and calls: still about 20 real jobs, a minute or more',
     coveredBy: ['test/experiments/multicast.test.ts (a real run on 3 node processes, the CLI options)'],
   },
-  'bench matrix --compare openmpi --reps 3 --docs docs/benchmarks.md --plot docs/img/bench-matrix.svg': {
+  'bench matrix --compare openmpi --reps 3 --docs docs/benchmarks.md --plot docs/img/bench-matrix.svg --json docs/data/bench-matrix.json': {
     doc: 'benchmarks.md',
     why: 'needs Open MPI (mpicc, mpirun); 9 collectives × 7 sizes × 3 rank counts, 3 repetitions alternating with it: minutes (3 on an idle machine, the run the page shows)',
     coveredBy: ['test/bench/matrix.test.ts (the jobs, ratios, docs section and heat map; the MPI side when an MPI is installed)'],

@@ -12,6 +12,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { generateSchedule } from '../../src/algorithms/registry.js';
@@ -68,10 +69,13 @@ const FILES = {
   tune: 'tune-report.json',
   fit: 'fit-report.json',
 } as const;
+/** The matrix is the full one behind docs/benchmarks.md (`coll bench matrix --json docs/data/bench-matrix.json`; README screenshot). */
+const MATRIX = fileURLToPath(new URL('../../docs/data/bench-matrix.json', import.meta.url));
+const pathOf = (name: string): string => (name === FILES.matrix ? MATRIX : fixture(name));
 const hasFit = existsSync(fixture(FILES.fit));
 const order: readonly string[] = [FILES.schedule, FILES.lines, FILES.matrix, FILES.tune, ...(hasFit ? [FILES.fit] : [])];
 const tabOf = (name: string): number => order.indexOf(name);
-const read = <T>(name: string): T => JSON.parse(readFileSync(fixture(name), 'utf8')) as T;
+const read = <T>(name: string): T => JSON.parse(readFileSync(pathOf(name), 'utf8')) as T;
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -113,7 +117,7 @@ describeView('the schedule, bench and model views', () => {
   let vp: ViewPage;
   beforeAll(async () => {
     b = await launchViewBrowser();
-    vp = await b.open(order.map(fixture));
+    vp = await b.open(order.map(pathOf));
   });
   afterAll(() => b?.close());
 
