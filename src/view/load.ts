@@ -18,7 +18,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type * as Zod from 'zod';
 import { ArgumentError } from '../core/errors.js';
 import { matrixJobs, medianOf, summarize, type MatrixJob, type MatrixRun } from '../bench/matrix.js';
 import { median } from '../core/stats.js';
@@ -51,7 +52,7 @@ function fail(name: string, message: string, kind?: ViewKind): never {
 }
 
 /** A zod issue as `path: message` (path in JavaScript notation, e.g. schedule[2].steps[0].round). */
-function issueText(issues: readonly z.core.$ZodIssue[]): string {
+function issueText(issues: readonly Zod.core.$ZodIssue[]): string {
   const first = issues[0];
   if (!first) return 'invalid';
   let path = '';
@@ -60,7 +61,7 @@ function issueText(issues: readonly z.core.$ZodIssue[]): string {
   return `${path === '' ? '' : `${path}: `}${first.message}${more}`;
 }
 
-function check<T>(schema: z.ZodType<T>, value: unknown, name: string, what: string, kind: ViewKind): T {
+function check<T>(schema: Zod.ZodType<T>, value: unknown, name: string, what: string, kind: ViewKind): T {
   const r = schema.safeParse(value);
   if (!r.success) fail(name, `${what}, but ${issueText(r.error.issues)}`, kind);
   return r.data;
@@ -70,41 +71,142 @@ function checkVersion(v: unknown, name: string, what: string, kind: ViewKind): v
   if (v !== undefined && v !== 1) fail(name, `${what} of version ${JSON.stringify(v)}; this coll view reads version 1 (update collectives)`, kind);
 }
 
-// ------------------------------------------------------------------ schedule
+// ------------------------------------------------------------------ schemas
 
-const count = z.number().int().min(0);
-const finite = z.number().refine(Number.isFinite, 'must be a finite number');
-const region = z.looseObject({ buf: count, offset: count, count });
-const scheduleStep = z.looseObject({
-  kind: z.string(),
-  peer: count.optional(),
-  region: region.optional(),
-  src: region.optional(),
-  dst: region.optional(),
-  inputs: z.array(region).optional(),
-  deps: z.array(count),
-  round: count,
-  phase: z.string().optional(),
-});
-const rankSchedule = z.looseObject({
-  collective: z.string(),
-  algorithm: z.string(),
-  rank: count,
-  size: z.number().int().min(1),
-  steps: z.array(scheduleStep),
-  rounds: count,
-});
-const scheduleFile = z.looseObject({
-  format: z.literal(FORMATS.schedule).optional(),
-  version: z.unknown().optional(),
-  elementBytes: z.number().positive().optional(),
-  schedule: z.array(rankSchedule).min(1, 'must list at least one rank'),
-  stats: z.record(z.string(), z.unknown()).optional(),
-});
+/** The zod schemas of the files, built on first use (zod loads when a file is read, not when the CLI starts). */
+function buildSchemas(z: typeof Zod.z) {
+  const count = z.number().int().min(0);
+  const finite = z.number().refine(Number.isFinite, 'must be a finite number');
+  const region = z.looseObject({ buf: count, offset: count, count });
+  const scheduleStep = z.looseObject({
+    kind: z.string(),
+    peer: count.optional(),
+    region: region.optional(),
+    src: region.optional(),
+    dst: region.optional(),
+    inputs: z.array(region).optional(),
+    deps: z.array(count),
+    round: count,
+    phase: z.string().optional(),
+  });
+  const rankSchedule = z.looseObject({
+    collective: z.string(),
+    algorithm: z.string(),
+    rank: count,
+    size: z.number().int().min(1),
+    steps: z.array(scheduleStep),
+    rounds: count,
+  });
+  const scheduleFile = z.looseObject({
+    format: z.literal(FORMATS.schedule).optional(),
+    version: z.unknown().optional(),
+    elementBytes: z.number().positive().optional(),
+    schedule: z.array(rankSchedule).min(1, 'must list at least one rank'),
+    stats: z.record(z.string(), z.unknown()).optional(),
+  });
+
+  const benchRecord = z.looseObject({
+    collective: z.string(),
+    algorithm: z.string().optional(),
+    requested: z.string().optional(),
+    mode: z.string().optional(),
+    nonblocking: z.boolean().optional(),
+    communicator: z.string().optional(),
+    ranks: z.number().int().min(1),
+    nodes: z.number().int().min(1).optional(),
+    bytes: count,
+    avg_us: finite.refine((v) => v >= 0, 'must be ≥ 0'),
+    impl: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  });
+  const matrixJob = z.looseObject({
+    collective: z.string(),
+    ranks: z.number().int().min(1),
+    sizes: z.array(count),
+    datatype: z.string(),
+    op: z.string(),
+    kind: z.enum(['grid', 'spot', 'variant']),
+    nonblocking: z.boolean().optional(),
+    communicator: z.string().optional(),
+  });
+  const matrixFile = z.looseObject({
+    format: z.literal(FORMATS.matrix).optional(),
+    version: z.unknown().optional(),
+    started: z.string(),
+    finished: z.string().optional(),
+    machine: z.string().optional(),
+    options: z.looseObject({
+      collectives: z.array(z.string()),
+      sizes: z.array(count),
+      ranks: z.array(z.number().int().min(1)),
+      peers: z.array(z.string()),
+      reps: z.number().int().min(1).optional(),
+      iterations: z.number().int().min(1).optional(),
+      nodes: z.number().int().min(1).optional(),
+      algorithm: z.string().optional(),
+    }),
+    samples: z.array(
+      z.looseObject({
+        impl: z.string(),
+        job: matrixJob,
+        bytes: count,
+        rep: count,
+        avg_us: finite,
+        algorithm: z.string().optional(),
+      }),
+    ),
+  });
+
+  const measuredSide = z.looseObject({
+    algorithm: z.string(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    predicted: finite.optional(),
+    measured: finite,
+  });
+  const tuneReport = z.looseObject({
+    format: z.literal(FORMATS.tune).optional(),
+    version: z.unknown().optional(),
+    machine: z.string(),
+    model: z.string(),
+    ppn: z.number().optional().nullable(),
+    rules: z.array(z.unknown()),
+    verified: z
+      .looseObject({
+        points: z.array(z.looseObject({ collective: z.string(), P: z.number().int().min(1), bytes: count, choice: measuredSide, default: measuredSide, verdict: z.string().optional(), ratio: finite.optional() })),
+        skipped: z.array(z.unknown()).optional(),
+      })
+      .nullable(),
+  });
+
+  const fitReport = z.looseObject({
+    format: z.literal(FORMATS.fit),
+    version: z.unknown().optional(),
+    machine: z.string().optional(),
+    source: z.string().optional(),
+    description: z.string().optional(),
+    missing: z.array(z.string()).optional(),
+    series: z.array(
+      z.looseObject({
+        name: z.string(),
+        kind: z.string(),
+        x: z.string().optional(),
+        samples: z
+          .looseObject({ x: z.array(finite), measured: z.array(finite), predicted: z.array(finite) })
+          .refine((v) => v.x.length === v.measured.length && v.x.length === v.predicted.length, 'x, measured and predicted must have equal lengths'),
+      }),
+    ),
+  });
+  return { scheduleFile, benchRecord, matrixFile, measuredSide, tuneReport, fitReport };
+}
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
+const schemas = (): Schemas => (built ??= buildSchemas((createRequire(import.meta.url)('zod') as typeof Zod).z));
+
+// ------------------------------------------------------------------ schedule
 
 function scheduleView(json: unknown, name: string): ScheduleView {
   const what = 'a schedule (coll schedule --json)';
-  const f = check(scheduleFile, json, name, what, 'schedule');
+  const f = check(schemas().scheduleFile, json, name, what, 'schedule');
   checkVersion(f.version, name, what, 'schedule');
   const size = f.schedule[0].size;
   const elementBytes = f.elementBytes ?? 8;
@@ -148,21 +250,7 @@ function scheduleView(json: unknown, name: string): ScheduleView {
 
 // ------------------------------------------------------------------ bench
 
-const benchRecord = z.looseObject({
-  collective: z.string(),
-  algorithm: z.string().optional(),
-  requested: z.string().optional(),
-  mode: z.string().optional(),
-  nonblocking: z.boolean().optional(),
-  communicator: z.string().optional(),
-  ranks: z.number().int().min(1),
-  nodes: z.number().int().min(1).optional(),
-  bytes: count,
-  avg_us: finite.refine((v) => v >= 0, 'must be ≥ 0'),
-  impl: z.string().optional(),
-  params: z.record(z.string(), z.unknown()).optional(),
-});
-type BenchLine = z.infer<typeof benchRecord>;
+type BenchLine = Zod.infer<Schemas['benchRecord']>;
 
 /** The variant label of a call: nonblocking, dup, split, a non-host mode, '' for the plain call. */
 function variantOf(parts: readonly (string | false | undefined)[]): string {
@@ -198,7 +286,7 @@ function seriesOf(groups: Map<string, Group>): BenchSeries[] {
 function benchLinesView(records: readonly unknown[], name: string, lineNumbers: readonly number[]): BenchView {
   const what = 'benchmark lines (coll bench --json)';
   const recs: BenchLine[] = records.map((r, i) => {
-    const p = benchRecord.safeParse(r);
+    const p = schemas().benchRecord.safeParse(r);
     if (!p.success) fail(name, `${what}, but line ${lineNumbers[i]}: ${issueText(p.error.issues)}`, 'bench');
     return p.data;
   });
@@ -233,44 +321,6 @@ function benchLinesView(records: readonly unknown[], name: string, lineNumbers: 
   };
 }
 
-const matrixJob = z.looseObject({
-  collective: z.string(),
-  ranks: z.number().int().min(1),
-  sizes: z.array(count),
-  datatype: z.string(),
-  op: z.string(),
-  kind: z.enum(['grid', 'spot', 'variant']),
-  nonblocking: z.boolean().optional(),
-  communicator: z.string().optional(),
-});
-const matrixFile = z.looseObject({
-  format: z.literal(FORMATS.matrix).optional(),
-  version: z.unknown().optional(),
-  started: z.string(),
-  finished: z.string().optional(),
-  machine: z.string().optional(),
-  options: z.looseObject({
-    collectives: z.array(z.string()),
-    sizes: z.array(count),
-    ranks: z.array(z.number().int().min(1)),
-    peers: z.array(z.string()),
-    reps: z.number().int().min(1).optional(),
-    iterations: z.number().int().min(1).optional(),
-    nodes: z.number().int().min(1).optional(),
-    algorithm: z.string().optional(),
-  }),
-  samples: z.array(
-    z.looseObject({
-      impl: z.string(),
-      job: matrixJob,
-      bytes: count,
-      rep: count,
-      avg_us: finite,
-      algorithm: z.string().optional(),
-    }),
-  ),
-});
-
 function jobKey(j: MatrixJob): string {
   return JSON.stringify([j.collective, j.ranks, j.datatype, j.op, j.kind, !!j.nonblocking, j.communicator ?? '']);
 }
@@ -285,7 +335,7 @@ function matrixVariant(j: MatrixJob): string {
 /** The MatrixRun of `coll bench matrix --json` (tagged, or untagged from before the tag). */
 function matrixView(json: unknown, name: string): BenchView {
   const what = 'a benchmark matrix (coll bench matrix --json)';
-  const f = check(matrixFile, json, name, what, 'bench');
+  const f = check(schemas().matrixFile, json, name, what, 'bench');
   checkVersion(f.version, name, what, 'bench');
   const run = f as unknown as MatrixRun;
   const nodes = f.options.nodes ?? 1;
@@ -337,28 +387,7 @@ function matrixView(json: unknown, name: string): BenchView {
 
 // ------------------------------------------------------------------ model
 
-const measuredSide = z.looseObject({
-  algorithm: z.string(),
-  params: z.record(z.string(), z.unknown()).optional(),
-  predicted: finite.optional(),
-  measured: finite,
-});
-const tuneReport = z.looseObject({
-  format: z.literal(FORMATS.tune).optional(),
-  version: z.unknown().optional(),
-  machine: z.string(),
-  model: z.string(),
-  ppn: z.number().optional().nullable(),
-  rules: z.array(z.unknown()),
-  verified: z
-    .looseObject({
-      points: z.array(z.looseObject({ collective: z.string(), P: z.number().int().min(1), bytes: count, choice: measuredSide, default: measuredSide, verdict: z.string().optional(), ratio: finite.optional() })),
-      skipped: z.array(z.unknown()).optional(),
-    })
-    .nullable(),
-});
-
-function algorithmLabel(s: z.infer<typeof measuredSide>): string {
+function algorithmLabel(s: Zod.infer<Schemas['measuredSide']>): string {
   const p = paramText(s.params);
   return p ? `${s.algorithm} ${p}` : s.algorithm;
 }
@@ -366,7 +395,7 @@ function algorithmLabel(s: z.infer<typeof measuredSide>): string {
 /** `coll tune --report`: the tuner's choice and the runtime's default at every verified point, predicted and measured. */
 function tuneView(json: unknown, name: string): ModelView {
   const what = 'a tuning report (coll tune --report)';
-  const f = check(tuneReport, json, name, what, 'model');
+  const f = check(schemas().tuneReport, json, name, what, 'model');
   checkVersion(f.version, name, what, 'model');
   if (!f.verified) fail(name, `${what} without measured points (verified is null): run coll tune with --verify to measure the choices`, 'model');
   const points: ModelPoint[] = [];
@@ -398,28 +427,9 @@ function tuneView(json: unknown, name: string): ModelView {
  * kind (copy, reduce, ping-pong, loggp, serial-reduction, nbl-testjig: the page's
  * panel), named by its name, at its x (bytes, elements or processes); P is 0.
  */
-const fitReport = z.looseObject({
-  format: z.literal(FORMATS.fit),
-  version: z.unknown().optional(),
-  machine: z.string().optional(),
-  source: z.string().optional(),
-  description: z.string().optional(),
-  missing: z.array(z.string()).optional(),
-  series: z.array(
-    z.looseObject({
-      name: z.string(),
-      kind: z.string(),
-      x: z.string().optional(),
-      samples: z
-        .looseObject({ x: z.array(finite), measured: z.array(finite), predicted: z.array(finite) })
-        .refine((v) => v.x.length === v.measured.length && v.x.length === v.predicted.length, 'x, measured and predicted must have equal lengths'),
-    }),
-  ),
-});
-
 function fitView(json: unknown, name: string): ModelView {
   const what = 'a fit report (coll fit --report)';
-  const f = check(fitReport, json, name, what, 'model');
+  const f = check(schemas().fitReport, json, name, what, 'model');
   checkVersion(f.version, name, what, 'model');
   const points: ModelPoint[] = f.series.flatMap((s) =>
     s.samples.x.map((x, i) => ({
