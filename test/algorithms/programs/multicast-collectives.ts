@@ -10,7 +10,7 @@
  * where groups counts the multicast groups this rank's schedules sent (what the
  * job's multicast counters should add up to).
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 
 const world = init({ timeoutMs: 60_000 });
 const checks = { n: 0, failures: [] as string[] };

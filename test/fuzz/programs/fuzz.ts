@@ -23,7 +23,7 @@ import {
   type Communicator,
   type DatatypeName,
   type ExecutionMode,
-} from '../../../src/index.js';
+} from '../../helpers/rank-api.js';
 import { checkRestrictions } from '../../../src/algorithms/registry.js';
 import { offloadRestriction } from '../../../src/offload/engine/node-plan.js';
 import { ioCounts, isReduction } from '../../../src/schedule/context.js';

@@ -1,5 +1,6 @@
 /** Bad input to the file API: each case prints `<label>: <error name>: <message>` on the ranks it fails on. Arg: a directory. */
-import { init, openFile } from '../../../src/index.js';
+import { openFile } from '../../../src/io/file.js';
+import { init } from '../../helpers/rank-api.js';
 import { join } from 'node:path';
 
 const world = init({ timeoutMs: 30_000 });

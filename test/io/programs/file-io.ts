@@ -6,7 +6,9 @@
  * bytes the plan says are there, and prints `REPORT`. Args: seed, path (a pfs: path
  * too), rounds, and for pfs: the stripe size.
  */
-import { init, openFile, type FilePattern } from '../../../src/index.js';
+import { openFile } from '../../../src/io/file.js';
+import type { FilePattern } from '../../../src/io/view.js';
+import { init } from '../../helpers/rank-api.js';
 import { Report } from '../../runtime/programs/cases.js';
 import { filePlan, expectedFile, type PlanStep } from '../plan.js';
 

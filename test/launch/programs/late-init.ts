@@ -1,5 +1,5 @@
 /** Rank program for the start-up timeout: the last task waits `argv[2]` ms before it calls init(). */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const rank = Number(process.env.PMI_RANK ?? process.env.OMPI_COMM_WORLD_RANK ?? 0);
 const size = Number(process.env.PMI_SIZE ?? process.env.OMPI_COMM_WORLD_SIZE ?? 1);

@@ -2,7 +2,7 @@
  * Rank program for launch tests: prints where it runs and checks collectives across
  * nodes (an alltoall connects every pair of nodes: each pair's endpoint ids are used).
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const w = init();
 const small = new Float64Array([w.rank + 1]);

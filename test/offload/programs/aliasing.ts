@@ -4,7 +4,7 @@
  * rank order, small and larger counts — the cases where the engine may fold straight
  * into a member's receive buffer — checked against a rank-order sum computed here.
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from '../../runtime/programs/cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -12,7 +12,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 import { Report } from '../../runtime/programs/cases.js';
 
 const dir = process.argv[2];

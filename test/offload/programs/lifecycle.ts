@@ -7,7 +7,7 @@
  *
  * Neither returns normally: 'unreachable' on stdout means a rank got past the failure.
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const world = init({ mode: 'offload', timeoutMs: 60_000 });
 const what = process.argv[2] ?? '';

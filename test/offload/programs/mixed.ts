@@ -11,7 +11,7 @@
  * checked against values each rank computes alone. Runs on the world and on a
  * communicator in reverse rank order.
  */
-import { init, type Communicator, type ExecutionMode } from '../../../src/index.js';
+import { init, type Communicator, type ExecutionMode } from '../../helpers/rank-api.js';
 import { prng } from '../../../src/reference/executor.js';
 import { Report } from '../../runtime/programs/cases.js';
 

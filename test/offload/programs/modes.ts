@@ -8,7 +8,7 @@
  *
  * The world's mode must be COLL_MODE's (host when unset).
  */
-import { init, type Communicator, type ExecutionMode } from '../../../src/index.js';
+import { init, type Communicator, type ExecutionMode } from '../../helpers/rank-api.js';
 import { Report } from '../../runtime/programs/cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -23,7 +23,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { init, type ExecutionMode } from '../../../src/index.js';
+import { init, type ExecutionMode } from '../../helpers/rank-api.js';
 import { Report } from '../../runtime/programs/cases.js';
 
 /** A nonblocking request, whatever its result type. */

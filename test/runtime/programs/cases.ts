@@ -13,7 +13,7 @@ import {
   type DatatypeName,
   type ElementValue,
   type Op,
-} from '../../../src/index.js';
+} from '../../helpers/rank-api.js';
 import { prng } from '../../../src/reference/executor.js';
 import { referenceOutputs } from '../../../src/reference/sequential.js';
 import { ioCounts, isReduction } from '../../../src/schedule/context.js';

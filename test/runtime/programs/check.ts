@@ -4,7 +4,7 @@
  * buffers) on the world, a split and a dup, and compares with the sequential
  * reference. Arguments: [quick] to run fewer cases (large jobs).
  */
-import { COLLECTIVES, init, listAlgorithms, meshTopology, RestrictionError, type Communicator, type DatatypeName } from '../../../src/index.js';
+import { COLLECTIVES, init, listAlgorithms, meshTopology, RestrictionError, type Communicator, type DatatypeName } from '../../helpers/rank-api.js';
 import { isReduction, isRooted } from '../../../src/schedule/context.js';
 import { checkCase, describeCase, Report, runCase, sameBytes, type Case } from './cases.js';
 

@@ -6,7 +6,7 @@
  * after the other); outstanding nonblocking collectives complete first; a freed
  * communicator, the world and a double free raise ArgumentError. Argument: cycles.
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

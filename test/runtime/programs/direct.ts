@@ -9,7 +9,7 @@
  * rank's arena slice is full; a mismatch between direct calls. On communicators
  * spanning nodes the named mode must be refused.
  */
-import { COLLECTIVES, init, type Communicator, type DatatypeName } from '../../../src/index.js';
+import { COLLECTIVES, init, type Communicator, type DatatypeName } from '../../helpers/rank-api.js';
 import { isReduction, isRooted } from '../../../src/schedule/context.js';
 import { checkCase, describeCase, Report, type Case } from './cases.js';
 

@@ -7,7 +7,7 @@
  *   "still waiting" warning (COLL_WARN_AFTER_MS is set low by the test) and succeed;
  * - 'never': the last rank stays away for a minute (for job timeouts).
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const w = init();
 const how = process.argv[2] ?? 'return';

@@ -3,7 +3,7 @@
  * detection and timeouts, each expected to raise a clear typed error; the job must
  * still end normally afterwards. Needs at least 3 ranks.
  */
-import { ANY_SOURCE, ANY_TAG, init, listAlgorithms, TimeoutError, type Communicator } from '../../../src/index.js';
+import { ANY_SOURCE, ANY_TAG, init, listAlgorithms, TimeoutError, type Communicator } from '../../helpers/rank-api.js';
 import { PERM, Report } from './cases.js';
 
 const world = init({ timeoutMs: 30_000 });

@@ -1,5 +1,5 @@
 /** Rank program: the rank named by argv[2] throws while the others wait in a collective. */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const comm = init();
 const failing = Number(process.argv[2] ?? 1);

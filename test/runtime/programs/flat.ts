@@ -6,7 +6,7 @@
  * the world and on a split with reversed rank order. Results are checked against values computed here from the
  * inputs (a rank-order fold for the reductions). Argument: the number of rounds.
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -1,4 +1,4 @@
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 const comm = init();
 const x = new Float64Array([comm.rank + 1]);
 comm.allreduce(x);

@@ -3,7 +3,7 @@
  * with SIGKILL (a node crash); the other ranks keep calling collectives. The job must
  * end with a failure naming the dead node and its ranks.
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const w = init({ timeoutMs: 60_000 });
 const buf = new Float64Array(1 << 14);

@@ -11,7 +11,7 @@
  * another error than MismatchError or TimeoutError, and where every rank reads
  * everyone's data (allreduce) no rank may return normally.
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

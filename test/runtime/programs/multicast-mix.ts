@@ -4,7 +4,7 @@
  * waited for, then blocking ones; every result must be the root's data. Run across
  * node processes, with or without injected multicast faults (COLL_MCAST_FAULTS).
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

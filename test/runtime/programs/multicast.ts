@@ -4,7 +4,7 @@
  * nodes: the root's multicast-marked sends through the node's multicast path or as
  * ordinary sends).
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -3,7 +3,7 @@
  * (also in reproducible mode, as it folds in rank order), and a RestrictionError that
  * says why where it cannot run (a block over 64 KiB; a communicator across nodes).
  */
-import { init, type Communicator } from '../../../src/index.js';
+import { init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -3,7 +3,7 @@
  * process run at nice 19 (Linux /proc), for helper-priority.test.ts.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 /** Field 19 of /proc/…/stat (the nice value); the command name in field 2 may hold spaces. */
 const niceOf = (stat: string): number => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);

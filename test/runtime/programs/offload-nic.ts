@@ -7,7 +7,8 @@
  * COLL_ENGINE_LOSS the engines drop frames and the protocols must recover. Then the
  * typed errors for unknown or misplaced nic:* names.
  */
-import { init, nicAlgorithms } from '../../../src/index.js';
+import { nicAlgorithms } from '../../../src/offload/engine/nic.js';
+import { init } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const w = init({ timeoutMs: 60_000 });

@@ -7,7 +7,7 @@
  * communicator modes fall back to the host for calls the engine cannot run, explicit
  * per-call modes raise RestrictionError.
  */
-import { defineOp, init, type Communicator, type DatatypeName, type ExecutionMode } from '../../../src/index.js';
+import { defineOp, init, type Communicator, type DatatypeName, type ExecutionMode } from '../../helpers/rank-api.js';
 import { isRooted } from '../../../src/schedule/context.js';
 import { checkCase, describeCase, Report, type Case } from './cases.js';
 

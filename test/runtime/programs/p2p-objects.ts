@@ -4,7 +4,7 @@
  * arrays, a long string), on the world and a reversed split; with argument 'abort',
  * rank 1 calls comm.abort(3, …) while the others wait in a collective.
  */
-import { ANY_SOURCE, init, type Communicator } from '../../../src/index.js';
+import { ANY_SOURCE, init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -1,5 +1,5 @@
 /** Rank program for the job report: `calls` allreduces of 1 KiB, offloaded when the second argument is 'offload'. */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const w = init({ timeoutMs: 60_000 });
 const calls = Number(process.argv[2] ?? 10);

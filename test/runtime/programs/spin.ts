@@ -1,5 +1,5 @@
 /** Rank program that runs collectives until it is killed; prints "ready" once every rank is in. */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const w = init({ timeoutMs: 0 });
 const buf = new Float64Array(1024);

@@ -3,7 +3,7 @@
  * whose node process has therefore ended). Argument: how long rank 0 waits before
  * sending (ms), and the number of float64 elements.
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const comm = init();
 if (comm.rank === 0) {

@@ -4,7 +4,7 @@
  * displacements, every root, blocking and nonblocking, a non-commutative operator
  * folded in rank order, on the world and a reversed split; and their argument errors.
  */
-import { defineOp, init, type Communicator } from '../../../src/index.js';
+import { defineOp, init, type Communicator } from '../../helpers/rank-api.js';
 import { Report } from './cases.js';
 
 const world = init({ timeoutMs: 60_000 });

@@ -5,7 +5,7 @@
  * reversed rank order, against the sequential reference; calls MPI cannot take are
  * RestrictionErrors that say why. Prints REPORT lines like runtime/programs/check.ts.
  */
-import { COLLECTIVES, init, RestrictionError, type Communicator, type DatatypeName } from '../../../src/index.js';
+import { COLLECTIVES, init, RestrictionError, type Communicator, type DatatypeName } from '../../helpers/rank-api.js';
 import { isReduction, isRooted } from '../../../src/schedule/context.js';
 import { checkCase, describeCase, Report, type Case } from '../../runtime/programs/cases.js';
 

@@ -4,7 +4,7 @@
  * for allreduce and bcast (COLL_DECISION_TABLE is set by the test), then runs one
  * allreduce of that size to show the choice executes.
  */
-import { init } from '../../../src/index.js';
+import { init } from '../../helpers/rank-api.js';
 
 const comm = init();
 for (const count of (process.argv[2] ?? '1').split(',').map(Number)) {
