@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobReport } from '../../src/index.js';
 import { startUntilReady } from '../helpers/processes.js';
 
@@ -31,6 +31,12 @@ const lacking = missing();
 if (lacking) console.warn(`netns.test.ts skipped: needs ${lacking}`);
 
 const agent = `ssh -x -F ${dir}/ssh_config`;
+
+// The tests here wait for their commands synchronously (spawnSync), which blocks this
+// worker's event loop: one turn of it after each test lets vitest's RPC calls be answered,
+// which otherwise time out once a file's tests have blocked it for 60 s in all (an
+// unhandled error that fails the run although every test passed).
+afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
 
 /** A command inside host h0's namespace. */
 function inH0(args: string[], timeout = 120_000): { status: number | null; stdout: string; stderr: string; ms: number } {

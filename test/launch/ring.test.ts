@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { JobReport } from '../../src/runtime/job-report.js';
 import { readRingFile } from '../../src/launch/daemon/protocol.js';
 import { leftBehind } from '../helpers/processes.js';
@@ -20,6 +20,12 @@ const agent = fileURLToPath(new URL('./agents/ssh-like.sh', import.meta.url));
 const where = fileURLToPath(new URL('./programs/where.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'coll-ring-'));
 const ringFile = join(dir, 'ring.json');
+
+// The tests here wait for their commands synchronously (spawnSync), which blocks this
+// worker's event loop: one turn of it after each test lets vitest's RPC calls be answered,
+// which otherwise time out once a file's tests have blocked it for 60 s in all (an
+// unhandled error that fails the run although every test passed).
+afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
 
 function coll(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, COLL_RING_FILE: ringFile, ...env } });

@@ -12,13 +12,19 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { addonPath, chooseTransport, launcherFlavour, mpiUnavailable, type MpiFlavour } from '../../src/transport/mpi/binding.js';
 import { ArgumentError } from '../../src/core/errors.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const check = fileURLToPath(new URL('../runtime/programs/check.ts', import.meta.url));
 const node = [process.execPath, '--import', 'tsx'];
+
+// The tests here wait for their commands synchronously (spawnSync), which blocks this
+// worker's event loop: one turn of it after each test lets vitest's RPC calls be answered,
+// which otherwise time out once a file's tests have blocked it for 60 s in all (an
+// unhandled error that fails the run although every test passed).
+afterEach(() => new Promise<void>((resolve) => setImmediate(resolve)));
 
 const LAUNCHERS: { flavour: MpiFlavour; bin: string; np: (n: number) => string[] }[] = [
   { flavour: 'openmpi', bin: 'mpirun.openmpi', np: (n) => ['--allow-run-as-root', '--oversubscribe', '-x', 'COLL_TRANSPORT', '-x', 'OMPI_MCA_mpi_yield_when_idle', '-np', String(n)] },
