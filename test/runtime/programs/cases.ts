@@ -8,8 +8,8 @@ import {
   datatype as lookupDatatype,
   defineOp,
   op as lookupOp,
-  setElement,
   type Communicator,
+  type Datatype,
   type DatatypeName,
   type ElementValue,
   type Op,
@@ -58,15 +58,18 @@ export interface Case {
   seed: number;
 }
 
-function value(dt: DatatypeName, opName: string, rand: () => number, rank: number, inexact: boolean): ElementValue {
-  const t = lookupDatatype(dt);
+function value(t: Datatype, opName: string, rand: () => number, rank: number, inexact: boolean): ElementValue {
   if (opName === 'perm8') {
     const p = [0, 1, 2, 3, 4, 5, 6, 7];
     for (let i = 7; i > 0; i--) {
       const j = Math.floor(rand() * (i + 1));
-      [p[i], p[j]] = [p[j], p[i]];
+      const x = p[i];
+      p[i] = p[j];
+      p[j] = x;
     }
-    return p.reduce((acc, v, i) => acc | (v << (3 * i)), 0) >>> 0;
+    let acc = 0;
+    for (let i = 0; i < 8; i++) acc |= p[i] << (3 * i);
+    return acc >>> 0;
   }
   if (t.kind === 'pair') {
     const v = Math.floor(rand() * 5) - 2;
@@ -99,12 +102,26 @@ export function inputOf(c: Case, P: number, rank: number): Uint8Array {
     }
     return buf;
   }
-  for (let i = 0; i < n; i++) setElement(t, buf, i, value(c.datatype, op, rand, rank, c.inexact ?? false));
+  // The values value() gives, stored as setElement stores them (little-endian, a pair's
+  // index after its value, padding left zero), through typed views of the whole buffer.
+  const inexact = c.inexact ?? false;
+  const values = new t.valueArray(buf.buffer, 0, buf.byteLength / t.valueArray.BYTES_PER_ELEMENT) as unknown as { [i: number]: number | bigint };
+  const scalar = (v: number | bigint): number | bigint => (t.bigint ? (typeof v === 'bigint' ? v : BigInt(Math.trunc(v))) : Number(v));
+  if (t.kind === 'pair') {
+    const indices = new Int32Array(buf.buffer, 0, buf.byteLength / 4);
+    const stride = t.size / t.valueArray.BYTES_PER_ELEMENT;
+    for (let i = 0; i < n; i++) {
+      const v = value(t, op, rand, rank, inexact) as { value: number | bigint; index: number };
+      values[i * stride] = scalar(v.value);
+      indices[(i * t.size + t.indexOffset) / 4] = v.index;
+    }
+  } else {
+    for (let i = 0; i < n; i++) values[i] = scalar(value(t, op, rand, rank, inexact) as number | bigint);
+  }
   return buf;
 }
 
-export function expectedOf(c: Case, P: number, rank: number): Uint8Array | undefined {
-  const inputs = Array.from({ length: P }, (_, r) => inputOf(c, P, r));
+export function expectedOf(c: Case, P: number, rank: number, inputs: readonly Uint8Array[] = Array.from({ length: P }, (_, r) => inputOf(c, P, r))): Uint8Array | undefined {
   return referenceOutputs({
     collective: c.collective,
     datatype: c.datatype,
@@ -142,14 +159,13 @@ function bytesOf(v: ArrayBufferView | undefined): Uint8Array {
   return v ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(0);
 }
 
-/** Run a case through the API; returns this rank's output bytes (undefined where it has none). */
-export async function runCase(comm: Communicator, c: Case): Promise<Uint8Array | undefined> {
+/** Run a case through the API (`input`: this rank's inputOf, when known); returns this rank's output bytes (undefined where it has none). */
+export async function runCase(comm: Communicator, c: Case, input = inputOf(c, comm.size, comm.rank)): Promise<Uint8Array | undefined> {
   const P = comm.size;
   const me = comm.rank;
   const root = c.root ?? 0;
   const t = lookupDatatype(c.datatype);
   const io = ioCounts(c.collective, me, P, c.count, root);
-  const input = inputOf(c, P, me);
   const o = {
     algorithm: c.algorithm,
     reproducible: c.reproducible,
@@ -235,16 +251,15 @@ export function sameElements(dt: DatatypeName, a: Uint8Array, b: Uint8Array): bo
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
 /** Run a case and check this rank's output against the sequential reference; `label` names it in a failure. */
 export async function checkCase(report: Report, comm: Communicator, c: Case, label: string): Promise<void> {
   try {
-    const got = await runCase(comm, c);
-    const want = expectedOf(c, comm.size, comm.rank);
+    const inputs = Array.from({ length: comm.size }, (_, r) => inputOf(c, comm.size, r));
+    const got = await runCase(comm, c, inputs[comm.rank]);
+    const want = expectedOf(c, comm.size, comm.rank, inputs);
     report.ok(want === undefined || (got !== undefined && sameElements(c.datatype, got.subarray(0, want.byteLength), want)), `${label}: wrong result on rank ${comm.rank}`);
   } catch (e) {
     report.ok(false, `${label}: ${(e as Error).stack ?? String(e)}`);
