@@ -3,8 +3,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Test files that compute in the test process alone: no rank threads, node processes,
- * sockets, launchers or wall-clock deadlines (schedules against the reference, models,
- * the simulator, in-process CLI commands of those). They run first, two files at a time
+ * sockets, launchers, wall-clock deadlines or measured times (schedules against the
+ * reference, models, the simulator, in-process CLI commands of those). They run first, two files at a time
  * in worker threads (the 'in-process' project: each of its files keeps one core busy, so
  * two of them use both cores of CI); everything else runs after them one file at a time,
  * each in its own process (the 'jobs' project), as before: jobs, launchers, fault
@@ -62,7 +62,6 @@ const IN_PROCESS = [
   'test/sim/wormhole.test.ts',
   'test/transport/shm.test.ts',
   'test/tune/fit.test.ts',
-  'test/tune/fit-machine.test.ts',
   'test/tune/tuner.test.ts',
 ];
 
