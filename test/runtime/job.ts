@@ -9,6 +9,8 @@ export interface RankReport {
   rank: number;
   checks: number;
   failures: string[];
+  /** The program that printed it, in a job of programs/several.ts. */
+  program?: string;
 }
 
 export interface JobResult extends LaunchResult {
@@ -38,4 +40,9 @@ export async function runJob(program: string, ranks: number, nodes = 1, args: st
 export function explain(r: JobResult): string {
   const fails = r.reports.flatMap((x) => x.failures.map((f) => `rank ${x.rank}: ${f}`));
   return [`exit ${r.exitCode}`, ...fails.slice(0, 10), r.stderr.slice(0, 2000)].join('\n');
+}
+
+/** The part of a job of programs/several.ts that `program` (a file name) reported. */
+export function programOf(r: JobResult, program: string): JobResult {
+  return { ...r, reports: r.reports.filter((x) => x.program === program) };
 }

@@ -4,9 +4,40 @@
  * reference inside the ranks (programs/check.ts), so only a few jobs are launched:
  * 1–8 ranks on 1–4 nodes, including non-powers of two and uneven placements.
  * Nothing here depends on timing (timeouts are provoked on purpose, with slack).
+ *
+ * Tests of the same layout share one job where they can (SHARED: programs/several.ts runs
+ * their programs one after the other, each test reading its own program's REPORT lines);
+ * jobs that fail on purpose, run with their own environment, or whose job report a test
+ * reads (direct.ts's path counters) have one each.
  */
 import { describe, expect, it } from 'vitest';
-import { explain, runJob } from './job.js';
+import { explain, programOf, runJob, type JobResult } from './job.js';
+
+/**
+ * The programs (file name, arguments after ':') that share a job per layout `ranks x nodes`;
+ * mismatch.ts, whose communicators are unusable afterwards, last.
+ */
+const SHARED: Record<string, readonly string[]> = {
+  '1x1': ['check.ts', 'vector.ts'],
+  '2x1': ['check.ts', 'flat.ts:40', 'mismatch.ts'],
+  '3x1': ['check.ts', 'vector.ts', 'flat.ts:40', 'named-flat.ts', 'p2p-objects.ts', 'errors.ts', 'mismatch.ts'],
+  '4x2': ['named-flat.ts', 'p2p-objects.ts', 'errors.ts', 'mismatch.ts'],
+  '5x2': ['check.ts', 'vector.ts'],
+};
+const sharedJobs = new Map<string, Promise<JobResult>>();
+
+/** `program`'s run: its part of its layout's shared job, or a job of its own. */
+function job(program: string, ranks: number, nodes: number): Promise<JobResult> {
+  const layout = `${ranks}x${nodes}`;
+  const [name, args] = program.split(':');
+  if (!SHARED[layout]?.includes(program)) return runJob(name, ranks, nodes, args ? args.split(',') : []);
+  let shared = sharedJobs.get(layout);
+  if (!shared) sharedJobs.set(layout, (shared = runJob('several.ts', ranks, nodes, [...SHARED[layout]])));
+  return shared.then((r) => programOf(r, name));
+}
+
+/** A test that may wait for a whole shared job (the job's own bound is 170 s). */
+const JOB = { timeout: 170_000 };
 
 function expectPassed(r: Awaited<ReturnType<typeof runJob>>, ranks: number): void {
   expect(r.exitCode, explain(r)).toBe(0);
@@ -26,8 +57,8 @@ describe('collectives through the runtime match the sequential reference', () =>
     [8, 1, true],
     [7, 4, true],
   ] as const) {
-    it(`${ranks} rank(s) on ${nodes} node(s)`, async () => {
-      expectPassed(await runJob('check.ts', ranks, nodes, quick ? ['quick'] : []), ranks);
+    it(`${ranks} rank(s) on ${nodes} node(s)`, JOB, async () => {
+      expectPassed(await job(quick ? 'check.ts:quick' : 'check.ts', ranks, nodes), ranks);
     });
   }
 });
@@ -55,12 +86,12 @@ describe('adaptive connections under datagram loss, duplication and reordering (
 });
 
 describe('errors', () => {
-  it('bad arguments, restrictions, mismatches and timeouts raise typed errors (3 ranks)', async () => {
-    expectPassed(await runJob('errors.ts', 3), 3);
+  it('bad arguments, restrictions, mismatches and timeouts raise typed errors (3 ranks)', JOB, async () => {
+    expectPassed(await job('errors.ts', 3, 1), 3);
   });
 
-  it('the same on 2 nodes', async () => {
-    expectPassed(await runJob('errors.ts', 4, 2), 4);
+  it('the same on 2 nodes', JOB, async () => {
+    expectPassed(await job('errors.ts', 4, 2), 4);
   });
 
   for (const [ranks, nodes, failing] of [
@@ -80,8 +111,8 @@ describe('errors', () => {
 
 describe('the flat shared-memory path', () => {
   for (const ranks of [2, 3, 5]) {
-    it(`keeps results right when eager roots run ahead and with up to eight outstanding nonblocking calls (${ranks} ranks)`, async () => {
-      expectPassed(await runJob('flat.ts', ranks, 1, ['40']), ranks);
+    it(`keeps results right when eager roots run ahead and with up to eight outstanding nonblocking calls (${ranks} ranks)`, JOB, async () => {
+      expectPassed(await job('flat.ts:40', ranks, 1), ranks);
     });
   }
 });
@@ -114,8 +145,8 @@ describe("the flat path named as { algorithm: 'shm_flat' }", () => {
     [3, 1],
     [4, 2],
   ] as const) {
-    it(`runs every collective, or says why not (${ranks} ranks, ${nodes} node(s))`, async () => {
-      expectPassed(await runJob('named-flat.ts', ranks, nodes), ranks);
+    it(`runs every collective, or says why not (${ranks} ranks, ${nodes} node(s))`, JOB, async () => {
+      expectPassed(await job('named-flat.ts', ranks, nodes), ranks);
     });
   }
 });
@@ -126,8 +157,8 @@ describe('the vector collectives', () => {
     [3, 1],
     [5, 2],
   ] as const) {
-    it(`gatherv, scatterv, allgatherv, alltoallv, reduceScatterv with uneven counts and displacements (${ranks} rank(s), ${nodes} node(s))`, async () => {
-      expectPassed(await runJob('vector.ts', ranks, nodes), ranks);
+    it(`gatherv, scatterv, allgatherv, alltoallv, reduceScatterv with uneven counts and displacements (${ranks} rank(s), ${nodes} node(s))`, JOB, async () => {
+      expectPassed(await job('vector.ts', ranks, nodes), ranks);
     });
   }
 });
@@ -137,8 +168,8 @@ describe('sendrecv and the object collectives', () => {
     [3, 1],
     [4, 2],
   ] as const) {
-    it(`sendrecv rings and bcast/gather/allgatherObject against the values sent (${ranks} ranks, ${nodes} node(s))`, async () => {
-      expectPassed(await runJob('p2p-objects.ts', ranks, nodes), ranks);
+    it(`sendrecv rings and bcast/gather/allgatherObject against the values sent (${ranks} ranks, ${nodes} node(s))`, JOB, async () => {
+      expectPassed(await job('p2p-objects.ts', ranks, nodes), ranks);
     });
   }
 
@@ -156,8 +187,8 @@ describe('mismatched calls without debug mode', () => {
     [3, 1],
     [4, 2],
   ] as const) {
-    it(`raise MismatchError (or time out where ranks only wait for each other), never return wrong data (${ranks} ranks, ${nodes} node(s))`, async () => {
-      expectPassed(await runJob('mismatch.ts', ranks, nodes), ranks);
+    it(`raise MismatchError (or time out where ranks only wait for each other), never return wrong data (${ranks} ranks, ${nodes} node(s))`, JOB, async () => {
+      expectPassed(await job('mismatch.ts', ranks, nodes), ranks);
     });
   }
 });

@@ -286,7 +286,9 @@ export class Report {
       if (err.name !== name || !err.message.includes(text)) this.failures.push(`${what}: expected ${name} containing '${text}', got ${err.name}: ${err.message}`);
     }
   }
+  /** The REPORT line (with the program's name when several.ts runs several programs in one job). */
   print(): void {
-    console.log(`REPORT ${JSON.stringify({ rank: this.comm.rank, checks: this.checks, failures: this.failures.slice(0, Number(process.env.REPORT_MAX ?? 20)) })}`);
+    const program = (globalThis as { reportProgram?: string }).reportProgram;
+    console.log(`REPORT ${JSON.stringify({ rank: this.comm.rank, checks: this.checks, failures: this.failures.slice(0, Number(process.env.REPORT_MAX ?? 20)), ...(program ? { program } : {}) })}`);
   }
 }
