@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launch } from '../../src/index.js';
+import { launch } from '../../src/runtime/launcher.js';
 
 describe('examples/allreduce.ts', () => {
   it('runs on 4 ranks over 2 node processes', async () => {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FileView, launch, type FilePattern } from '../../src/index.js';
+import { launch } from '../../src/runtime/launcher.js';
+import { FileView, type FilePattern } from '../../src/io/view.js';
 import { expectedFile, filePlan } from './plan.js';
 
 const program = fileURLToPath(new URL('./programs/file-io.ts', import.meta.url));

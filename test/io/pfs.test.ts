@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launch } from '../../src/index.js';
+import { launch } from '../../src/runtime/launcher.js';
 import { PfsClient } from '../../src/io/pfs/client.js';
 import { localSize, logicalEnd, split } from '../../src/io/pfs/layout.js';
 import { RENDEZVOUS_POLICIES } from '../../src/io/pfs/policy.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { launch } from '../../src/index.js';
+import { launch } from '../../src/runtime/launcher.js';
 import { ControlServer, connectControl } from '../../src/launch/control.js';
 import { mapRanks, parseHostfile, parseHostList } from '../../src/launch/hosts.js';
 import { shellQuote } from '../../src/launch/shell.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { launch, type LaunchResult } from '../../src/index.js';
+import { launch, type LaunchResult } from '../../src/runtime/launcher.js';
 import { commitCheckpoint, latestCheckpoint, listCheckpoints, readRankFile, writeRankFile } from '../../src/runtime/checkpoint-files.js';
 import { leftBehind, marker, processesWith } from '../helpers/processes.js';
 import { checkpointRows } from '../../src/experiments/checkpoint-reproduce.js';

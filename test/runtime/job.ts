@@ -3,7 +3,7 @@
  * REPORT lines the programs print (see programs/cases.ts).
  */
 import { fileURLToPath } from 'node:url';
-import { launch, type LaunchResult } from '../../src/index.js';
+import { launch, type LaunchResult } from '../../src/runtime/launcher.js';
 
 export interface RankReport {
   rank: number;

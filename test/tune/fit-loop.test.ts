@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkRestrictions, getAlgorithm } from '../../src/algorithms/registry.js';
 import { main } from '../../src/cli/main.js';
-import { launch } from '../../src/index.js';
+import { launch } from '../../src/runtime/launcher.js';
 import { saveMachineFile } from '../../src/model/machines/load.js';
 import { selectAlgorithm, setDecisionTable } from '../../src/exec/selection.js';
 import { flatTopology } from '../../src/schedule/topology.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { launch } from '../../../src/index.js';
+import { launch } from '../../../src/runtime/launcher.js';
 import type { JobResult } from '../../runtime/job.js';
 
 export type { JobResult } from '../../runtime/job.js';
