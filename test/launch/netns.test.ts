@@ -142,7 +142,8 @@ describe.skipIf(lacking !== undefined)('jobs across network-namespace hosts over
   it('ssh alone leaves its remote command running when killed; the runtime ends its nodes', async () => {
     // The measurement: a remote command started by ssh outlives the killed ssh client.
     const plain = spawn('ip', ['netns', 'exec', 'coll-h0', ...agent.split(' '), 'h1', 'sleep', '3600'], { stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 1500));
+    const sleeping = (): boolean => inNamespace('coll-h1').some((c) => c.startsWith('sleep 3600'));
+    for (const until = Date.now() + 10_000; !sleeping() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
     plain.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 1500));
     const orphans = inNamespace('coll-h1').filter((c) => c.startsWith('sleep 3600'));
