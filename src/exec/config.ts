@@ -65,14 +65,27 @@ export interface JobSpec {
 }
 
 /**
- * Phases of the flat shared-memory collective block (shm-collectives.ts): call c uses
- * phase c mod SHM_PHASES, so an eager rank runs up to SHM_PHASES − 1 calls ahead.
+ * Header phases of the flat shared-memory collective block (shm-collectives.ts): call c
+ * publishes in header phase c mod SHM_PHASES, so an eager rank runs up to SHM_PHASES − 1
+ * small calls ahead of a reader (a power of two).
  */
-export const SHM_PHASES = 8;
+export const SHM_PHASES = 64;
+/**
+ * Largest slot write of one rank (bytes) that travels in the header slot itself: such
+ * "small" calls use the SHM_PHASES-deep ring; larger ones use the big slots.
+ */
+export const SHM_SMALL_BYTES = 1024;
+/**
+ * Data phases of the big slots (writes above SHM_SMALL_BYTES): call c writes big data
+ * phase c mod SHM_DATA_PHASES, so a big eager write runs up to SHM_DATA_PHASES − 1 calls
+ * ahead (a power of two dividing SHM_PHASES).
+ */
+export const SHM_DATA_PHASES = 8;
 /**
  * Slot size of the flat shared-memory collective block (shm-collectives.ts) of
  * communicators made by split and dup: calls whose per-rank slot write fits take the
- * flat path. Each such communicator keeps SHM_PHASES·(size + 1) slots of the node arena.
+ * flat path. Each such communicator keeps SHM_DATA_PHASES·(size + 1) such slots (and
+ * SHM_PHASES·(size + 1) small ones) of the node arena.
  */
 export const SHM_SLOT_BYTES = 4096;
 /**
@@ -91,7 +104,7 @@ export const SHM_BLOCK_LIMIT = 65536;
  * (blocks beyond the slots take direct mode).
  */
 export function bigSlotBytes(size: number, budget: number): number {
-  const fit = Math.floor(budget / (SHM_PHASES * (size + 1)) / 4096) * 4096 - 4096;
+  const fit = Math.floor((budget - SHM_PHASES * (size + 1) * (SHM_SMALL_BYTES + 64)) / (SHM_DATA_PHASES * (size + 1)) / 4096) * 4096 - 4096;
   return Math.max(SHM_SLOT_BYTES, Math.min(SHM_BLOCK_LIMIT * size, fit));
 }
 

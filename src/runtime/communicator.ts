@@ -1021,7 +1021,7 @@ export class Communicator {
       const big = bigSlotBytes(size, rt.allocator.available / 16);
       const slotBytes = shmBlockBytes(size, big) <= rt.allocator.available / 16 ? big : SHM_SLOT_BYTES;
       const off = rt.allocator.alloc(shmBlockBytes(size, slotBytes));
-      if (off >= 0) initShmBlock(rt.arena, off, size, slotBytes);
+      if (off >= 0) initShmBlock(rt.arena, off, size);
       word[0] = off;
       word[1] = slotBytes;
       const tasks: OpTask[] = [];

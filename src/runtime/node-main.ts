@@ -196,7 +196,7 @@ if (spec.nodeCount === 1 && spec.size > 1) {
   worldShmOffset = 0;
   const slotBytes = worldShmSlotBytes(spec.size, spec.arenaBytes);
   arenaReserved = Math.ceil(shmBlockBytes(spec.size, slotBytes) / 64) * 64;
-  initShmBlock(arena, 0, spec.size, slotBytes);
+  initShmBlock(arena, 0, spec.size);
 }
 
 let failed = false;

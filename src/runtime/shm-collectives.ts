@@ -6,10 +6,12 @@
  * split and dup while their rank 0's arena slice has room, else 4 KiB; blocks of at
  * most 64 KiB) and no algorithm is named.
  *
- * A call c uses phase p = c mod PHASES (8): rank r writes its contribution into slot [p][r]
- * of the communicator's block in the node arena and publishes the call's target
- * number (c + 1) in the slot's first word; readers take what they need straight
- * from the slots. By shape:
+ * A call c uses header phase p = c mod PHASES (64): rank r publishes the call's target
+ * number (c + 1) in the first word of header slot [p][r] of the communicator's block in
+ * the node arena, next to its contribution; readers take what they need straight from
+ * the slots. Contributions of at most SHM_SMALL_BYTES (1 KiB) per rank travel in the
+ * header slot itself ("small" calls); larger ones go to big slot [c mod DATA_PHASES][r]
+ * (8 data phases, as large as the block's slot size). By shape:
  *
  * - everyone needs everyone (barrier, allreduce, allgather, alltoall,
  *   reduce_scatter): two ranks wait for each other's slot word; more ranks count
@@ -20,15 +22,16 @@
  * - distributing (bcast, scatter): the root publishes and returns at once; the
  *   others wait for the root's slot.
  *
- * Slot reuse: before a rank writes phase p for call c it waits until every rank has
- * finished reading call c − PHASES (each rank's done word of phase p carries the
- * target of the last call it finished there: c − PHASES's, or already c's for a rank
- * that returned early). Blocking everyone-shaped calls never wait there; it is what
- * makes eager returns and several outstanding nonblocking calls safe, and with eight
- * phases an eager root (bcast, scatter) or eager sender (reduce, gather) runs up to
- * seven calls ahead of a reader that is not scheduled, instead of one: with more
- * ranks than cores that is the difference between a context switch per call and one
- * per burst of calls.
+ * Slot reuse: before a rank writes header phase p for call c it waits until every rank
+ * has finished call c − PHASES (each rank's done word of phase p carries the target of
+ * the last call it finished there); a big call also waits for calls c − 8, c − 16, …
+ * > c − PHASES, the earlier users of its data phase (older ones are implied: finishing
+ * any call implies every rank finished the call PHASES before it, whose slot it
+ * reused). Blocking everyone-shaped calls never wait there; it is what makes eager
+ * returns and several outstanding nonblocking calls safe, and it lets an eager root
+ * (bcast, scatter) or eager sender (reduce, gather) run up to 63 small calls (7 big
+ * ones) ahead of a reader that is not scheduled: with more ranks than cores that is
+ * the difference between a context switch per call and one per burst of calls.
  *
  * Waiting spins briefly (the engine's adaptive budget), then parks on the rank's
  * doorbell; every write another rank may wait for rings the doorbells of sleeping
@@ -51,17 +54,18 @@
  * slot says so and every rank runs the plan's schedule instead.
  *
  * Block layout (int32 words from the block's start): GEN[p] @16p, COUNTER[p]
- * @16(PHASES + p), per rank a line @16(2·PHASES + r) (DONE[p] @+p); then PHASES·P
- * slots (word 0: target, words 1–3: signature meta, count, root; data from byte 16;
- * in direct mode words 4–6: send offset, receive offset, failed) and PHASES result
- * areas, each slot size + 64 bytes apart.
+ * @16(PHASES + p), per rank a line of PHASES words @32·PHASES + PHASES·r (DONE[p] @+p);
+ * then PHASES·P header slots (word 0: target, words 1–3: signature meta, count, root;
+ * small data from byte 16; in direct mode words 4–6: send offset, receive offset,
+ * failed) and PHASES small result areas, SHM_SMALL_BYTES + 64 bytes apart; then
+ * DATA_PHASES·P big slots and DATA_PHASES big result areas, slot size + 64 bytes apart.
  */
 import type { Kernel } from '../core/ops.js';
 import { MismatchError } from '../core/errors.js';
 import type { CollectiveKind } from '../schedule/types.js';
 import { copyBytes } from '../transport/shm/endpoint.js';
 import { describeSignature, type CallSignature } from '../exec/call-signature.js';
-import { SHM_PHASES, SHM_SLOT_BYTES } from '../exec/config.js';
+import { SHM_DATA_PHASES, SHM_PHASES, SHM_SLOT_BYTES, SHM_SMALL_BYTES } from '../exec/config.js';
 import type { Engine, WaitInfo } from './engine.js';
 import { osYield } from './os-yield.js';
 import type { Task } from '../exec/task.js';
@@ -75,12 +79,20 @@ export interface ShmResources {
   readonly paths: PathCounterLine;
 }
 
-/** Phases: call c uses phase c mod PHASES, so an eager rank can run PHASES − 1 calls ahead (at most 16: one word each in a rank's line). */
+/** Header phases: call c uses phase c mod PHASES, so an eager rank can run PHASES − 1 small calls ahead. */
 const PHASES = SHM_PHASES;
 const PHASE_MASK = PHASES - 1;
+/** Data phases of the big slots: a big call c writes data phase c mod DATA_PHASES. */
+const DATA_PHASES = SHM_DATA_PHASES;
+const DATA_MASK = DATA_PHASES - 1;
+/** Largest slot write that travels in the header slot (a small call). */
+const SMALL = SHM_SMALL_BYTES;
+const SMALL_STRIDE = SMALL + 64;
 const GEN = 0; // + phase * 16
 const COUNTER = PHASES * 16; // + phase * 16
-const RANKS = 2 * PHASES * 16; // + rank * 16: DONE[phase] at +phase
+/** Words of a rank's line (its done word per phase), whole cache lines. */
+const LINE = Math.max(16, PHASES);
+const RANKS = 2 * PHASES * 16; // + rank * LINE: DONE[phase] at +phase
 const SIG_META = 1; // slot words after the target
 const SIG_COUNT = 2;
 const SIG_ROOT = 3;
@@ -121,12 +133,28 @@ function targetOf(c: number): number {
   return (c & 0x3fffffff) + 1;
 }
 
+/** Whether a done word `d` carries target `t` or a later one (targets count modulo 2³⁰; 0: nothing finished yet). */
+function reached(d: number, t: number): boolean {
+  return ((d - t) & 0x3fffffff) < 0x20000000;
+}
+
+/** Bytes one rank writes into its slot for a call (all P blocks for scatter at the root, alltoall, reduce_scatter). */
+function slotWrite(kind: ShmKind, block: number, size: number): number {
+  const all = block * size; // computed for every kind (see makeCall on branches)
+  return kind === 'barrier' ? 0 : kind === 'scatter' || kind === 'alltoall' || kind === 'reduce_scatter' ? all : block;
+}
+
 function headerBytes(size: number): number {
-  return (RANKS + size * 16) * 4;
+  return (RANKS + size * LINE) * 4;
+}
+
+/** Bytes of the header and the header slots and small result areas (where the big slots start). */
+function smallBytes(size: number): number {
+  return headerBytes(size) + (PHASES * size + PHASES) * SMALL_STRIDE;
 }
 
 export function shmBlockBytes(size: number, slotBytes: number = SHM_SLOT_BYTES): number {
-  return headerBytes(size) + (PHASES * size + PHASES) * (slotBytes + 64);
+  return smallBytes(size) + (DATA_PHASES * size + DATA_PHASES) * (slotBytes + 64);
 }
 
 /** Builds the wait description when a call has to report a timeout. */
@@ -149,6 +177,12 @@ interface Call {
   readonly sig: CallSignature;
   /** Direct (rendezvous) mode: offsets in the slots, data moved between the users' buffers (shm-direct.ts). */
   readonly direct: boolean;
+  /** The data goes through the big slots of data phase c mod DATA_PHASES (else the header slots). */
+  readonly big: boolean;
+  /** Index of rank 0's slot data in the block's data tables (header slots, then big slots). */
+  readonly at: number;
+  /** Index of the call's result area (small ones, then big ones). */
+  readonly res: number;
 }
 
 /** A direct call's buffers as this rank shares them. */
@@ -171,11 +205,15 @@ export class ShmCollectives {
   private readonly i32: Int32Array;
   private readonly u8: Uint8Array;
   private readonly base: number;
-  /** Byte offset (in the arena) of the data of slot [phase][rank]. */
-  private readonly slotData: Int32Array;
-  /** Int32 index (in i32) of the target word of slot [phase][rank]. */
+  /** Int32 index (in i32) of the target word of header slot [phase][rank]. */
   private readonly slotSeq: Int32Array;
+  /**
+   * Byte offsets (in the arena) and views of the slot data: header slots [phase][rank]
+   * (small data), then big slots [data phase][rank]; a call's entries start at its `at`.
+   */
+  private readonly slotData: Int32Array;
   private readonly slotView: Uint8Array[];
+  /** Result areas: PHASES small ones, then DATA_PHASES big ones (a call's is its `res`). */
   private readonly resultView: Uint8Array[];
   private calls = 0;
   private typedCtor: NumberArrayConstructor | undefined;
@@ -200,25 +238,51 @@ export class ShmCollectives {
   ) {
     this.limit = slotBytes;
     this.blockLimit = Math.min(slotBytes, blockBytes);
-    const stride = slotBytes + 64;
     this.u8 = new Uint8Array(arena);
     this.memory = { arena, u8: this.u8, ...resources };
     this.i32 = new Int32Array(arena);
     this.base = offset >> 2;
     const slots = offset + headerBytes(size);
-    this.slotData = new Int32Array(PHASES * size);
+    const stride = slotBytes + 64;
+    const big = offset + smallBytes(size);
     this.sendAt = new Int32Array(size);
     this.recvAt = new Int32Array(size);
     this.slotSeq = new Int32Array(PHASES * size);
+    this.slotData = new Int32Array((PHASES + DATA_PHASES) * size);
     this.slotView = [];
     for (let i = 0; i < PHASES * size; i++) {
-      const at = slots + i * stride;
+      const at = slots + i * SMALL_STRIDE;
       this.slotSeq[i] = at >> 2;
       this.slotData[i] = at + DATA;
-      this.slotView.push(new Uint8Array(arena, at + DATA, slotBytes));
+      this.slotView.push(new Uint8Array(arena, at + DATA, SMALL));
     }
-    const results = slots + PHASES * size * stride;
-    this.resultView = Array.from({ length: PHASES }, (_, p) => new Uint8Array(arena, results + p * stride, slotBytes));
+    for (let i = 0; i < DATA_PHASES * size; i++) {
+      this.slotData[PHASES * size + i] = big + i * stride;
+      this.slotView.push(new Uint8Array(arena, big + i * stride, slotBytes));
+    }
+    const results = slots + PHASES * size * SMALL_STRIDE;
+    const bigResults = big + DATA_PHASES * size * stride;
+    this.resultView = [
+      ...Array.from({ length: PHASES }, (_, p) => new Uint8Array(arena, results + p * SMALL_STRIDE, SMALL)),
+      ...Array.from({ length: DATA_PHASES }, (_, p) => new Uint8Array(arena, bigResults + p * stride, slotBytes)),
+    ];
+  }
+
+  /**
+   * A call's arguments and where its data goes: the header slots of phase c mod PHASES
+   * when one rank's slot write fits SMALL, else the big slots of data phase c mod
+   * DATA_PHASES (direct-mode calls write offsets only). Both places are computed and
+   * one is picked, so that code V8 optimised on small calls has type feedback for the
+   * big ones too (an operation it never ran would deoptimise it at the first big call).
+   */
+  private makeCall(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, c: number, seq: number, sig: CallSignature, direct: boolean): Call {
+    const P = this.size;
+    const big = !direct && slotWrite(kind, count * elementSize, P) > SMALL;
+    const smallAt = (c & PHASE_MASK) * P;
+    const bigAt = (PHASES + (c & DATA_MASK)) * P;
+    const smallRes = c & PHASE_MASK;
+    const bigRes = PHASES + (c & DATA_MASK);
+    return { kind, send, recv, count, elementSize, root, kernel, c, seq, sig, direct, big, at: big ? bigAt : smallAt, res: big ? bigRes : smallRes };
   }
 
   /**
@@ -227,9 +291,9 @@ export class ShmCollectives {
    * MPI count (elements per block).
    */
   run(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): void {
-    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig, direct: false };
+    const call = this.makeCall(kind, send, recv, count, elementSize, root, kernel, this.calls++, seq, sig, false);
     this.memory.paths.flat();
-    if (!this.free(call.c)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    if (!this.free(call.c, call.big)) this.wait(call, Stage.Guard, seq, timeoutMs);
     this.publish(call);
     if (!this.ready(call)) this.wait(call, Stage.Data, seq, timeoutMs);
     this.finish(call);
@@ -242,8 +306,8 @@ export class ShmCollectives {
    * plan's schedule instead.
    */
   runDirect(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): boolean {
-    const call: Call = { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig, direct: true };
-    if (!this.free(call.c)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    const call = this.makeCall(kind, send, recv, count, elementSize, root, kernel, this.calls++, seq, sig, true);
+    if (!this.free(call.c, false)) this.wait(call, Stage.Guard, seq, timeoutMs);
     const d = this.publishDirect(call);
     try {
       if (!this.allPublished(call)) this.wait(call, Stage.Data, seq, timeoutMs);
@@ -262,12 +326,12 @@ export class ShmCollectives {
 
   /** The same call as a task for the progress engine (nonblocking calls; not counted in the paths: see Communicator); its call number is taken now unless reserved. */
   task(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, c = this.calls++): Task {
-    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c, seq, sig, direct: false });
+    return new ShmTask(this, this.makeCall(kind, send, recv, count, elementSize, root, kernel, c, seq, sig, false));
   }
 
   /** runDirect() as a task; `fallback` makes the schedule's task when some rank could not share a buffer. */
   directTask(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, fallback: () => Task): Task {
-    return new ShmTask(this, { kind, send, recv, count, elementSize, root, kernel, c: this.calls++, seq, sig, direct: true }, fallback);
+    return new ShmTask(this, this.makeCall(kind, send, recv, count, elementSize, root, kernel, this.calls++, seq, sig, true), fallback);
   }
 
   /**
@@ -280,19 +344,22 @@ export class ShmCollectives {
     const ph = c & PHASE_MASK;
     const P = this.size;
     this.memory.paths.flat();
-    const call: Call = { kind: 'allreduce', send: EMPTY_U8, recv: EMPTY_U8, count: n, elementSize: ctor.BYTES_PER_ELEMENT, root: 0, kernel: undefined, c, seq, sig, direct: false };
-    if (!this.free(c)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    const call = this.makeCall('allreduce', EMPTY_U8, EMPTY_U8, n, ctor.BYTES_PER_ELEMENT, 0, undefined, c, seq, sig, false);
+    if (!this.free(c, call.big)) this.wait(call, Stage.Guard, seq, timeoutMs);
     const v = this.typed(ctor);
-    const mine = v[ph * P + this.rank];
+    // Typed views of the slots ((PHASES + DATA_PHASES)·P), then of the result areas.
+    const slot0 = call.at;
+    const result = (PHASES + DATA_PHASES) * P + call.res;
+    const mine = v[slot0 + this.rank];
     for (let i = 0; i < n; i++) mine[i] = send[i];
     this.sign(call);
-    const s0 = v[ph * P];
-    const s1 = v[ph * P + 1];
+    const s0 = v[slot0];
+    const s1 = v[slot0 + 1];
     if (this.arrive(ph, targetOf(c))) {
-      const res = v[PHASES * P + ph];
+      const res = v[result];
       for (let i = 0; i < n; i++) res[i] = s0[i] + s1[i];
       for (let r = 2; r < P; r++) {
-        const sr = v[ph * P + r];
+        const sr = v[slot0 + r];
         for (let i = 0; i < n; i++) res[i] = res[i] + sr[i];
       }
       this.release(ph, targetOf(c));
@@ -301,7 +368,7 @@ export class ShmCollectives {
     this.verify(call, 0, P);
     if (P === 2) for (let i = 0; i < n; i++) recv[i] = s0[i] + s1[i];
     else {
-      const res = v[PHASES * P + ph];
+      const res = v[result];
       for (let i = 0; i < n; i++) recv[i] = res[i];
     }
     this.done(ph, targetOf(c));
@@ -309,18 +376,24 @@ export class ShmCollectives {
 
   // ------------------------------------------------------------ protocol steps
 
-  /** Whether every rank has finished reading call c − PHASES (phase c mod PHASES may be written). */
-  free(c: number): boolean {
-    if (c < PHASES) return true;
+  /**
+   * Whether call c may write its slots: every rank has finished call c − PHASES (header
+   * phase c mod PHASES) and, for a big call, calls c − 8, c − 16, … > c − PHASES (the
+   * earlier users of its data phase; older ones are implied, see the header).
+   */
+  free(c: number, big: boolean): boolean {
+    // One loop for both (c − PHASES; then, big, every DATA_PHASES up to c): see makeCall on branches.
+    const step = big ? DATA_PHASES : PHASES;
+    for (let x = c - PHASES; x < c; x += step) if (x >= 0 && !this.allFinished(x)) return false;
+    return true;
+  }
+
+  /** Whether every rank has finished call x (its done word of x's phase carries x's target or a later one: a rank that returned early may be further on). */
+  private allFinished(x: number): boolean {
     const i32 = this.i32;
-    // A rank that returned early (eager roles) may already have finished call c itself.
-    const want = targetOf(c - PHASES);
-    const self = targetOf(c);
-    const at = this.base + RANKS + (c & PHASE_MASK);
-    for (let r = 0; r < this.size; r++) {
-      const d = Atomics.load(i32, at + r * 16);
-      if (d !== want && d !== self) return false;
-    }
+    const t = targetOf(x);
+    const at = this.base + RANKS + (x & PHASE_MASK);
+    for (let r = 0; r < this.size; r++) if (!reached(Atomics.load(i32, at + r * LINE), t)) return false;
     return true;
   }
 
@@ -331,7 +404,7 @@ export class ShmCollectives {
     const me = this.rank;
     const P = this.size;
     const block = call.count * call.elementSize;
-    const at = this.slotData[ph * P + me];
+    const at = this.slotData[call.at + me];
     switch (kind) {
       case 'barrier':
         break;
@@ -353,7 +426,7 @@ export class ShmCollectives {
     const shape = shapeOf(kind);
     if (shape === Shape.Everyone) {
       if (this.arrive(ph, t)) {
-        if (kind === 'allreduce') this.fold(this.resultView[ph], ph, 0, call.count, call.elementSize, call.kernel as Kernel);
+        if (kind === 'allreduce') this.fold(this.resultView[call.res], call, 0, call.count, call.elementSize, call.kernel as Kernel);
         this.release(ph, t);
       }
       return;
@@ -399,7 +472,7 @@ export class ShmCollectives {
         if (me !== root) this.verify(call, root, root + 1);
     }
     const block = count * call.elementSize;
-    const slot = (r: number): number => this.slotData[ph * P + r];
+    const slot = (r: number): number => this.slotData[call.at + r];
     switch (kind) {
       case 'bcast':
         if (me !== root) copyBytes(recv, 0, this.u8, slot(root), block);
@@ -408,14 +481,14 @@ export class ShmCollectives {
         copyBytes(recv, 0, this.u8, slot(root) + me * block, block);
         break;
       case 'reduce':
-        if (me === root) this.fold(recv, ph, 0, count, call.elementSize, call.kernel as Kernel);
+        if (me === root) this.fold(recv, call, 0, count, call.elementSize, call.kernel as Kernel);
         break;
       case 'allreduce':
-        if (P === 2) (call.kernel as Kernel)(recv, this.slotView[ph * 2], this.slotView[ph * 2 + 1], count);
-        else copyBytes(recv, 0, this.resultView[ph], 0, block);
+        if (P === 2) (call.kernel as Kernel)(recv, this.slotView[call.at], this.slotView[call.at + 1], count);
+        else copyBytes(recv, 0, this.resultView[call.res], 0, block);
         break;
       case 'reduce_scatter':
-        this.fold(recv, ph, me * block, count, call.elementSize, call.kernel as Kernel);
+        this.fold(recv, call, me * block, count, call.elementSize, call.kernel as Kernel);
         break;
       case 'gather':
       case 'allgather':
@@ -441,11 +514,12 @@ export class ShmCollectives {
       return out;
     }
     if (stage === Stage.Guard) {
-      const want = targetOf(call.c - PHASES);
-      const self = targetOf(call.c);
+      const lag = (r: number, x: number): boolean => x >= 0 && !reached(Atomics.load(i32, this.base + RANKS + r * LINE + (x & PHASE_MASK)), targetOf(x));
+      const step = call.big ? DATA_PHASES : PHASES;
       for (let r = 0; r < P; r++) {
-        const d = Atomics.load(i32, this.base + RANKS + r * 16 + ph);
-        if (d !== want && d !== self) out.push(r);
+        let behind = false;
+        for (let x = call.c - PHASES; !behind && x < call.c; x += step) behind = lag(r, x);
+        if (behind) out.push(r);
       }
       return out;
     }
@@ -533,10 +607,9 @@ export class ShmCollectives {
     this.done(call.c & PHASE_MASK, targetOf(call.c));
   }
 
-  /** Rank r has finished the call (or, having returned early, the next one of the phase). */
+  /** Rank r has finished the call (or, having returned early, a later one of the phase). */
   private doneWith(call: Call, r: number): boolean {
-    const d = Atomics.load(this.i32, this.base + RANKS + r * 16 + (call.c & PHASE_MASK));
-    return d === targetOf(call.c) || d === targetOf(call.c + PHASES);
+    return reached(Atomics.load(this.i32, this.base + RANKS + r * LINE + (call.c & PHASE_MASK)), targetOf(call.c));
   }
 
   /** Whether every rank is done with the call (nobody touches this rank's buffers any more). */
@@ -630,15 +703,15 @@ export class ShmCollectives {
 
   /** This rank has read everything of the phase's call with target t. */
   private done(ph: number, t: number): void {
-    Atomics.store(this.i32, this.base + RANKS + this.rank * 16 + ph, t);
+    Atomics.store(this.i32, this.base + RANKS + this.rank * LINE + ph, t);
     this.wakeOthers();
   }
 
-  /** out = the n-element block at byte `at` of slot 0 ∘ slot 1 ∘ … in rank order. */
-  private fold(out: Uint8Array, ph: number, at: number, n: number, elementSize: number, kernel: Kernel): void {
+  /** out = the n-element block at byte `at` of the call's slot 0 ∘ slot 1 ∘ … in rank order. */
+  private fold(out: Uint8Array, call: Call, at: number, n: number, elementSize: number, kernel: Kernel): void {
     const P = this.size;
     const views = this.slotView;
-    const s = (r: number): Uint8Array => (at === 0 ? views[ph * P + r] : views[ph * P + r].subarray(at, at + n * elementSize));
+    const s = (r: number): Uint8Array => (at === 0 ? views[call.at + r] : views[call.at + r].subarray(at, at + n * elementSize));
     if (P === 1) {
       copyBytes(out, 0, s(0), 0, n * elementSize);
       return;
@@ -661,12 +734,12 @@ export class ShmCollectives {
     for (const v of d.scratch.splice(0)) this.memory.release(v);
   }
 
-  /** Typed views of the slots (PHASES·P) and result areas (PHASES) for one element type. */
+  /** Typed views of the slots ((PHASES + DATA_PHASES)·P) and result areas (PHASES + DATA_PHASES) for one element type. */
   private typed(ctor: NumberArrayConstructor): NumberArray[] {
     if (this.typedCtor === ctor) return this.typedViews;
     let views = this.typedCache.get(ctor);
     if (!views) {
-      views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, this.limit / ctor.BYTES_PER_ELEMENT));
+      views = [...this.slotView, ...this.resultView].map((b) => new ctor(b.buffer, b.byteOffset, b.byteLength / ctor.BYTES_PER_ELEMENT));
       this.typedCache.set(ctor, views);
     }
     this.typedCtor = ctor;
@@ -675,7 +748,7 @@ export class ShmCollectives {
   }
 
   check(call: Call, stage: Stage): boolean {
-    return stage === Stage.Guard ? this.free(call.c) : stage === Stage.Settled ? this.allDone(call) : call.direct ? this.allPublished(call) : this.ready(call);
+    return stage === Stage.Guard ? this.free(call.c, call.big) : stage === Stage.Settled ? this.allDone(call) : call.direct ? this.allPublished(call) : this.ready(call);
   }
 
   /**
@@ -777,7 +850,7 @@ class ShmTask implements Task {
     const shm = this.shm;
     const call = this.call;
     if (this.stage === Stage.Guard) {
-      if (!shm.free(call.c)) return;
+      if (!shm.free(call.c, call.big)) return;
       if (call.direct) this.direct = shm.publishDirect(call);
       else shm.publish(call);
       this.stage = Stage.Data;
@@ -825,11 +898,12 @@ class ShmTask implements Task {
 }
 
 /** Clear a freshly allocated block (the allocating rank does this before publishing the offset). */
-export function initShmBlock(arena: SharedArrayBuffer, offset: number, size: number, slotBytes: number = SHM_SLOT_BYTES): void {
-  // The header and each slot's first line (target and signature words); data areas are
-  // only read after their slot is published, so they are left as they are (untouched pages).
+export function initShmBlock(arena: SharedArrayBuffer, offset: number, size: number): void {
+  // The header and each header slot's first line (target and signature words); data
+  // areas, big slots included, are only read after their header slot is published, so
+  // they are left as they are (untouched pages).
   const u8 = new Uint8Array(arena);
   u8.fill(0, offset, offset + headerBytes(size));
   const slots = offset + headerBytes(size);
-  for (let i = 0; i < PHASES * size + PHASES; i++) u8.fill(0, slots + i * (slotBytes + 64), slots + i * (slotBytes + 64) + 64);
+  for (let i = 0; i < PHASES * size + PHASES; i++) u8.fill(0, slots + i * SMALL_STRIDE, slots + i * SMALL_STRIDE + 64);
 }

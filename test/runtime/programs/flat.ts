@@ -2,8 +2,9 @@
  * Rank program: the flat shared-memory path under the orders that stress its slot
  * reuse — rooted calls whose roots return at once (eager) followed by calls on the
  * same phase, and up to eight outstanding nonblocking calls mixed with blocking
- * ones — over every collective with small counts, then with blocks of 4–64 KiB, on
- * the world and on a split with reversed rank order. Results are checked against values computed here from the
+ * ones — over every collective with small counts, then with blocks of 4–64 KiB, then
+ * eager roots far ahead of slow readers with small and big calls mixed, on the world
+ * and on a split with reversed rank order. Results are checked against values computed here from the
  * inputs (a rank-order fold for the reductions). Argument: the number of rounds.
  */
 import { init, type Communicator } from '../../helpers/rank-api.js';
@@ -129,6 +130,21 @@ async function stress(comm: Communicator): Promise<void> {
       await o.req;
       o.check();
     }
+  }
+  // 4. Eager roots and senders far ahead of slow readers, small calls (header slots, a
+  //    ring of 64) between big ones (8 KiB and up: big slots, 8 data phases): a big call
+  //    must not overwrite the big slot of a call 8, 16, … earlier that a reader has not
+  //    read yet, and a small one the header slot of the call 64 earlier. The root stays
+  //    put for a run of calls; the others pause now and then so that it gets ahead.
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < rounds * 4; i++) {
+    const root = Math.floor(i / 40) % comm.size;
+    const kind = (['bcast', 'reduce', 'gather', 'scatter'] as const)[Math.floor(i / 10) % 4];
+    const n = i % 8 === 3 || i % 13 === 0 ? 2048 + (i % 3) : 1 + (i % 5);
+    if (comm.rank !== root && i % 16 === 0) Atomics.wait(pause, 0, 0, 2);
+    const c = call(comm, kind, k++, n, root, i % 5 === 4);
+    if (c.req) await c.req;
+    c.check();
   }
 }
 
