@@ -293,7 +293,7 @@ export class ShmCollectives {
   run(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): void {
     const call = this.makeCall(kind, send, recv, count, elementSize, root, kernel, this.calls++, seq, sig, false);
     this.memory.paths.flat();
-    if (!this.free(call.c, call.big)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    if (!this.free(call)) this.wait(call, Stage.Guard, seq, timeoutMs);
     this.publish(call);
     if (!this.ready(call)) this.wait(call, Stage.Data, seq, timeoutMs);
     this.finish(call);
@@ -307,7 +307,7 @@ export class ShmCollectives {
    */
   runDirect(kind: ShmKind, send: Uint8Array, recv: Uint8Array, count: number, elementSize: number, root: number, kernel: Kernel | undefined, sig: CallSignature, seq: number, timeoutMs: number): boolean {
     const call = this.makeCall(kind, send, recv, count, elementSize, root, kernel, this.calls++, seq, sig, true);
-    if (!this.free(call.c, false)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    if (!this.free(call)) this.wait(call, Stage.Guard, seq, timeoutMs);
     const d = this.publishDirect(call);
     try {
       if (!this.allPublished(call)) this.wait(call, Stage.Data, seq, timeoutMs);
@@ -345,7 +345,7 @@ export class ShmCollectives {
     const P = this.size;
     this.memory.paths.flat();
     const call = this.makeCall('allreduce', EMPTY_U8, EMPTY_U8, n, ctor.BYTES_PER_ELEMENT, 0, undefined, c, seq, sig, false);
-    if (!this.free(c, call.big)) this.wait(call, Stage.Guard, seq, timeoutMs);
+    if (!this.free(call)) this.wait(call, Stage.Guard, seq, timeoutMs);
     const v = this.typed(ctor);
     // Typed views of the slots ((PHASES + DATA_PHASES)·P), then of the result areas.
     const slot0 = call.at;
@@ -376,25 +376,28 @@ export class ShmCollectives {
 
   // ------------------------------------------------------------ protocol steps
 
-  /**
-   * Whether call c may write its slots: every rank has finished call c − PHASES (header
-   * phase c mod PHASES) and, for a big call, calls c − 8, c − 16, … > c − PHASES (the
-   * earlier users of its data phase; older ones are implied, see the header).
-   */
-  free(c: number, big: boolean): boolean {
-    // One loop for both (c − PHASES; then, big, every DATA_PHASES up to c): see makeCall on branches.
-    const step = big ? DATA_PHASES : PHASES;
-    for (let x = c - PHASES; x < c; x += step) if (x >= 0 && !this.allFinished(x)) return false;
+  /** Whether the call may write its slots: every rank has cleared them (see cleared). */
+  free(call: Call): boolean {
+    for (let r = 0; r < this.size; r++) if (!this.cleared(call, r)) return false;
     return true;
   }
 
-  /** Whether every rank has finished call x (its done word of x's phase carries x's target or a later one: a rank that returned early may be further on). */
-  private allFinished(x: number): boolean {
-    const i32 = this.i32;
-    const t = targetOf(x);
-    const at = this.base + RANKS + (x & PHASE_MASK);
-    for (let r = 0; r < this.size; r++) if (!reached(Atomics.load(i32, at + r * LINE), t)) return false;
+  /**
+   * Whether rank r is done with the slots the call reuses: it has finished call
+   * c − PHASES (header phase c mod PHASES) and, for a big call, calls c − 8, c − 16, …
+   * > c − PHASES (the earlier users of its data phase; older ones are implied, see the
+   * header). One loop for both sizes: see makeCall on branches.
+   */
+  private cleared(call: Call, r: number): boolean {
+    const c = call.c;
+    const step = call.big ? DATA_PHASES : PHASES;
+    for (let x = c - PHASES; x < c; x += step) if (!this.finished(r, x)) return false;
     return true;
+  }
+
+  /** Whether rank r has finished call x: its done word of x's phase carries x's target or a later one (a rank that returned early may be further on); true for x < 0. */
+  private finished(r: number, x: number): boolean {
+    return x < 0 || reached(Atomics.load(this.i32, this.base + RANKS + r * LINE + (x & PHASE_MASK)), targetOf(x));
   }
 
   /** Write this rank's contribution, publish it and wake whoever waits for it. */
@@ -510,17 +513,11 @@ export class ShmCollectives {
     const ph = call.c & PHASE_MASK;
     const out: number[] = [];
     if (stage === Stage.Settled) {
-      for (let r = 0; r < P; r++) if (!this.doneWith(call, r)) out.push(r);
+      for (let r = 0; r < P; r++) if (!this.finished(r, call.c)) out.push(r);
       return out;
     }
     if (stage === Stage.Guard) {
-      const lag = (r: number, x: number): boolean => x >= 0 && !reached(Atomics.load(i32, this.base + RANKS + r * LINE + (x & PHASE_MASK)), targetOf(x));
-      const step = call.big ? DATA_PHASES : PHASES;
-      for (let r = 0; r < P; r++) {
-        let behind = false;
-        for (let x = call.c - PHASES; !behind && x < call.c; x += step) behind = lag(r, x);
-        if (behind) out.push(r);
-      }
+      for (let r = 0; r < P; r++) if (!this.cleared(call, r)) out.push(r);
       return out;
     }
     const t = targetOf(call.c);
@@ -607,14 +604,9 @@ export class ShmCollectives {
     this.done(call.c & PHASE_MASK, targetOf(call.c));
   }
 
-  /** Rank r has finished the call (or, having returned early, a later one of the phase). */
-  private doneWith(call: Call, r: number): boolean {
-    return reached(Atomics.load(this.i32, this.base + RANKS + r * LINE + (call.c & PHASE_MASK)), targetOf(call.c));
-  }
-
   /** Whether every rank is done with the call (nobody touches this rank's buffers any more). */
   allDone(call: Call): boolean {
-    for (let r = 0; r < this.size; r++) if (!this.doneWith(call, r)) return false;
+    for (let r = 0; r < this.size; r++) if (!this.finished(r, call.c)) return false;
     return true;
   }
 
@@ -748,7 +740,7 @@ export class ShmCollectives {
   }
 
   check(call: Call, stage: Stage): boolean {
-    return stage === Stage.Guard ? this.free(call.c, call.big) : stage === Stage.Settled ? this.allDone(call) : call.direct ? this.allPublished(call) : this.ready(call);
+    return stage === Stage.Guard ? this.free(call) : stage === Stage.Settled ? this.allDone(call) : call.direct ? this.allPublished(call) : this.ready(call);
   }
 
   /**
@@ -850,7 +842,7 @@ class ShmTask implements Task {
     const shm = this.shm;
     const call = this.call;
     if (this.stage === Stage.Guard) {
-      if (!shm.free(call.c, call.big)) return;
+      if (!shm.free(call)) return;
       if (call.direct) this.direct = shm.publishDirect(call);
       else shm.publish(call);
       this.stage = Stage.Data;
